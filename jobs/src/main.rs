@@ -1,0 +1,154 @@
+//! `stencil`: the command line. Argument parsing and wiring only; the work is done by
+//! `stencil-operators`.
+
+mod bench;
+mod files;
+mod inspect;
+mod progress;
+mod synth;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use stencil_operators::warc::Limits;
+
+#[derive(Parser)]
+#[command(
+    name = "stencil",
+    version,
+    about = "Find and remove web page templates in crawl archives",
+    long_about = "Stencil reads WARC files, parses every HTML page into a compact DOM, hashes \
+                  every subtree, and (in later stages) learns which blocks are templates."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read WARC files and report what they hold: records by type, HTTP status, content type
+    /// and charset, pages parsed, DOM nodes, errors by kind, and throughput.
+    #[command(after_help = "Examples:\n  \
+        stencil inspect crawl/CC-MAIN-2024-10-00000.warc.gz\n  \
+        stencil inspect crawl/ -w 2 --json > inventory.json")]
+    Inspect(InspectArgs),
+    /// Measure single-thread throughput of each stage (framing, decoding, tokenizer floor,
+    /// HTML to arena, hashes) on the pages of WARC files. Prints a Markdown table.
+    #[command(after_help = "Example:\n  stencil bench bench.warc.gz --rounds 3")]
+    Bench(BenchArgs),
+    /// Write a deterministic synthetic crawl (many hosts, each with its own template) as a
+    /// Common-Crawl-style .warc.gz.
+    #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
+    Synth(SynthArgs),
+    /// Generate a small synthetic crawl and inspect it: the quickest look at what Stencil does.
+    #[command(after_help = "Example:\n  stencil demo --dir stencil-demo")]
+    Demo(DemoArgs),
+}
+
+#[derive(Args)]
+struct SynthArgs {
+    #[arg(long, default_value_t = 20)]
+    hosts: usize,
+    /// Pages per host.
+    #[arg(long, default_value_t = 30)]
+    pages: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// Where the synthetic crawl is written.
+    #[arg(long, default_value = "stencil-demo")]
+    dir: PathBuf,
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// WARC files (.warc, .warc.gz) or directories holding them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Worker threads; files are split over them.
+    #[arg(short = 'w', long, default_value_t = 1)]
+    workers: usize,
+    /// Print the inventory as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Only read and decode records; do not parse HTML.
+    #[arg(long)]
+    no_parse: bool,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// WARC files (.warc, .warc.gz) or directories holding them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Runs per stage; the fastest is reported.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+#[derive(Args)]
+struct LimitArgs {
+    /// Page bodies longer than this many bytes are truncated (and flagged).
+    #[arg(long, default_value_t = Limits::default().max_page_bytes)]
+    max_page_bytes: usize,
+    /// Content-Encoding may expand a body at most this many times (1 MiB floor).
+    #[arg(long, default_value_t = Limits::default().max_decompression_ratio)]
+    max_decompression_ratio: usize,
+    /// Parsing stops (page flagged) past this element depth.
+    #[arg(long, default_value_t = Limits::default().max_dom_depth)]
+    max_dom_depth: usize,
+}
+
+impl LimitArgs {
+    fn defaults() -> Self {
+        let d = Limits::default();
+        LimitArgs {
+            max_page_bytes: d.max_page_bytes,
+            max_decompression_ratio: d.max_decompression_ratio,
+            max_dom_depth: d.max_dom_depth,
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            max_page_bytes: self.max_page_bytes,
+            max_decompression_ratio: self.max_decompression_ratio,
+            max_dom_depth: self.max_dom_depth,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,html5ever=error")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Inspect(args) => inspect::run(&args),
+        Command::Bench(args) => bench::run(&args),
+        Command::Synth(args) => synth::run(&args),
+        Command::Demo(args) => synth::demo(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("stencil: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The `stencil` binary as a user runs it.
+
+use std::process::Command;
+
+use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
+
+fn stencil() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_stencil"))
+}
+
+/// Runs `stencil` with `args` (then `path`) and returns its stdout, failing with its stderr.
+fn run_ok(args: &[&str], path: &std::path::Path) -> Vec<u8> {
+    let out = stencil().args(args).arg(path).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn write_warc(path: &std::path::Path) {
+    let mut writer = WarcWriter::new(Vec::new(), true);
+    for (i, status) in [200u16, 200, 404].into_iter().enumerate() {
+        let body = format!("<html><body><p>page {i}</p></body></html>");
+        let block = http_response(status, &[("Content-Type", "text/html")], body.as_bytes());
+        let url = format!("http://cli.example/{i}");
+        writer
+            .write(&NewRecord {
+                record_type: "response",
+                target_uri: Some(&url),
+                date: "2026-11-21T00:00:00Z",
+                content_type: "application/http; msgtype=response",
+                block: &block,
+            })
+            .unwrap();
+    }
+    let mut bytes = writer.into_inner();
+    bytes.extend_from_slice(b"trailing garbage that is not a gzip member");
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn inspect_reports_every_record_as_json() {
+    let dir = std::env::temp_dir().join(format!("stencil-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_warc(&dir.join("a.warc.gz"));
+    let stdout = run_ok(&["inspect", "--json", "-w", "2"], &dir);
+    let report: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    let inv = &report["inventory"];
+    assert_eq!(inv["records"], 3);
+    assert_eq!(inv["pages"], 2);
+    assert_eq!(inv["read_errors"], 1);
+    assert_eq!(inv["by_outcome"]["page"], 2);
+    assert_eq!(inv["by_outcome"]["skipped"], 1);
+    assert_eq!(inv["by_outcome"]["error"], 1);
+    assert_eq!(inv["skipped_by_reason"]["http_status"], 1);
+    assert_eq!(inv["errors_by_kind"]["garbage"], 1);
+    assert!(inv["dom_nodes"].as_u64().unwrap() > 10);
+
+    let stdout = run_ok(&["inspect"], &dir.join("a.warc.gz"));
+    let text = String::from_utf8_lossy(&stdout);
+    assert!(text.contains("pages            2"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_missing_file_fails_and_says_which() {
+    let out = stencil()
+        .args(["inspect", "/nonexistent/crawl.warc.gz"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/crawl.warc.gz"));
+}
+
+#[test]
+fn demo_generates_a_crawl_and_inspects_it() {
+    let dir = std::env::temp_dir().join(format!("stencil-demo-{}", std::process::id()));
+    let stdout = run_ok(&["demo", "--dir"], &dir);
+    let text = String::from_utf8_lossy(&stdout);
+    assert!(text.contains("generated 600 pages of 20 hosts"), "{text}");
+    assert!(text.contains("pages            600"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

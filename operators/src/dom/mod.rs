@@ -1,0 +1,258 @@
+//! A compact, `Send` DOM: flat vectors and `u32` indices, no `Rc`, no pointers.
+//!
+//! Nodes are stored in document (pre-)order, so the subtree of node `i` is the index range
+//! `i..node(i).end` and every child has a larger index than its parent. Bottom-up passes are a
+//! reverse loop over the nodes and top-down passes a forward loop: nothing here or downstream
+//! needs recursion, which matters because crawled pages nest tens of thousands deep.
+//!
+//! The only way in is [`parse`]; the html5ever tree builder behind it ([`builder`]) is the
+//! largest single cost of the whole job, so it is kept behind this one function for a faster
+//! tokenizer-driven builder to replace later, differential-tested against this one.
+
+mod builder;
+
+use std::ops::Range;
+
+pub use html5ever::LocalName;
+
+/// No node (no parent, no next sibling).
+pub const NONE: u32 = u32::MAX;
+
+/// A byte range in the DOM's string storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub len: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Document,
+    /// Index into the element table.
+    Element(u32),
+    /// Text and whether it is visible: not inside script, style, noscript, template, head,
+    /// or an element hidden by the `hidden` attribute or an inline `display:none`.
+    Text {
+        span: Span,
+        visible: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Node {
+    pub parent: u32,
+    /// One past the last node of this subtree.
+    pub end: u32,
+    pub next_sibling: u32,
+    pub depth: u32,
+    pub kind: NodeKind,
+}
+
+/// What we keep of an element: the attributes later stages use, the names of the others, and
+/// the size of them all (for the HTML byte count).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Element {
+    pub tag: LocalName,
+    pub id: Option<Span>,
+    /// Range into the DOM's class-token table.
+    pub classes: Range<u32>,
+    /// Range into the DOM's table of other attribute names.
+    pub other_attributes: Range<u32>,
+    pub href: Option<Span>,
+    pub src: Option<Span>,
+    pub alt: Option<Span>,
+    /// Bytes the attributes take when serialized (` name="value"` each).
+    pub attribute_bytes: u32,
+    /// This element hides its content (script, style, `hidden`, `display:none`, ...).
+    pub hides_content: bool,
+}
+
+/// A parsed page.
+#[derive(Clone, Debug, Default)]
+pub struct Dom {
+    nodes: Vec<Node>,
+    elements: Vec<Element>,
+    strings: String,
+    classes: Vec<Span>,
+    other_attributes: Vec<LocalName>,
+    title: Option<Span>,
+    parse_errors: u32,
+    depth_limited: bool,
+}
+
+/// Parses an HTML document. Parsing stops once the open-element depth passes `max_depth`
+/// (see [`crate::warc::Limits::max_dom_depth`]); [`Dom::depth_limited`] then says so.
+pub fn parse(html: &str, max_depth: usize) -> Dom {
+    builder::parse(html, max_depth)
+}
+
+/// Iterates a node's children in document order.
+pub struct Children<'a> {
+    dom: &'a Dom,
+    next: u32,
+}
+
+impl Iterator for Children<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if self.next == NONE {
+            return None;
+        }
+        let current = self.next as usize;
+        self.next = self.dom.nodes[current].next_sibling;
+        Some(current)
+    }
+}
+
+impl Dom {
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn node(&self, i: usize) -> &Node {
+        &self.nodes[i]
+    }
+
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        let parent = self.nodes[i].parent;
+        (parent != NONE).then_some(parent as usize)
+    }
+
+    pub fn children(&self, i: usize) -> Children<'_> {
+        let first = if self.nodes[i].end as usize > i + 1 {
+            (i + 1) as u32
+        } else {
+            NONE
+        };
+        Children {
+            dom: self,
+            next: first,
+        }
+    }
+
+    /// The indices of `i` and all its descendants.
+    pub fn subtree(&self, i: usize) -> Range<usize> {
+        i..self.nodes[i].end as usize
+    }
+
+    pub fn element(&self, i: usize) -> Option<&Element> {
+        match self.nodes[i].kind {
+            NodeKind::Element(e) => Some(&self.elements[e as usize]),
+            _ => None,
+        }
+    }
+
+    pub fn tag(&self, i: usize) -> Option<&LocalName> {
+        self.element(i).map(|e| &e.tag)
+    }
+
+    /// The raw text of a text node.
+    pub fn text(&self, i: usize) -> Option<&str> {
+        match self.nodes[i].kind {
+            NodeKind::Text { span, .. } => Some(self.str(span)),
+            _ => None,
+        }
+    }
+
+    /// The text of a text node the reader can see.
+    pub fn visible_text(&self, i: usize) -> Option<&str> {
+        match self.nodes[i].kind {
+            NodeKind::Text {
+                span,
+                visible: true,
+            } => Some(self.str(span)),
+            _ => None,
+        }
+    }
+
+    pub fn str(&self, span: Span) -> &str {
+        let start = span.start as usize;
+        &self.strings[start..start + span.len as usize]
+    }
+
+    fn attr(&self, i: usize, pick: impl Fn(&Element) -> Option<Span>) -> Option<&str> {
+        self.element(i).and_then(pick).map(|span| self.str(span))
+    }
+
+    pub fn id(&self, i: usize) -> Option<&str> {
+        self.attr(i, |e| e.id)
+    }
+
+    pub fn href(&self, i: usize) -> Option<&str> {
+        self.attr(i, |e| e.href)
+    }
+
+    pub fn src(&self, i: usize) -> Option<&str> {
+        self.attr(i, |e| e.src)
+    }
+
+    pub fn alt(&self, i: usize) -> Option<&str> {
+        self.attr(i, |e| e.alt)
+    }
+
+    pub fn classes(&self, i: usize) -> impl Iterator<Item = &str> + '_ {
+        let range = self.element(i).map_or(0..0, |e| e.classes.clone());
+        self.classes[range.start as usize..range.end as usize]
+            .iter()
+            .map(|&span| self.str(span))
+    }
+
+    /// Names of the attributes other than id, class, href, src and alt.
+    pub fn other_attributes(&self, i: usize) -> &[LocalName] {
+        let range = self.element(i).map_or(0..0, |e| e.other_attributes.clone());
+        &self.other_attributes[range.start as usize..range.end as usize]
+    }
+
+    /// The text of the first `<title>`.
+    pub fn title(&self) -> Option<&str> {
+        self.title.map(|span| self.str(span))
+    }
+
+    /// How many parse errors html5ever reported (a measure of how broken the markup is).
+    pub fn parse_errors(&self) -> u32 {
+        self.parse_errors
+    }
+
+    /// True when parsing stopped at the depth limit, so the page's tail is missing.
+    pub fn depth_limited(&self) -> bool {
+        self.depth_limited
+    }
+
+    pub fn max_depth(&self) -> u32 {
+        self.nodes.iter().map(|n| n.depth).max().unwrap_or(0)
+    }
+
+    /// A readable path from `<html>` down to node `i`, e.g. `html>body>div#header>ul.nav`:
+    /// tag, `#id` if any, and the first class. For people reading tables, not for identity.
+    pub fn path(&self, i: usize) -> String {
+        let mut steps = Vec::new();
+        let mut at = Some(i);
+        while let Some(node) = at {
+            if let Some(tag) = self.tag(node) {
+                let mut step = tag.to_string();
+                if let Some(id) = self.id(node).filter(|id| !id.is_empty()) {
+                    step.push('#');
+                    step.push_str(id);
+                }
+                if let Some(class) = self.classes(node).next() {
+                    step.push('.');
+                    step.push_str(class);
+                }
+                steps.push(step);
+            } else if self.text(node).is_some() {
+                steps.push("#text".to_string());
+            }
+            at = self.parent(node);
+        }
+        steps.reverse();
+        steps.join(">")
+    }
+}

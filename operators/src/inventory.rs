@@ -1,0 +1,197 @@
+//! Counting what became of every record, in a form that merges across files and workers.
+//!
+//! The invariant tests rely on: every framed record and every read error is exactly one
+//! outcome (`page`, `skipped`, `error`), so `outcomes` sums to `records + read_errors`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dom::Dom;
+use crate::page::{Envelope, Outcome, Page, Truncation};
+use crate::warc::{FileSummary, ReadError, Record};
+
+/// Counts over one or more WARC files. Maps are ordered so output is deterministic.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inventory {
+    pub files: u64,
+    /// Bytes of the input files as stored (compressed for `.warc.gz`).
+    pub input_bytes: u64,
+    /// Bytes of WARC data after gzip.
+    pub warc_bytes: u64,
+    /// Records framed (well-formed WARC headers).
+    pub records: u64,
+    /// Stretches of input that yielded no record (corrupt gzip, broken headers, garbage).
+    pub read_errors: u64,
+    pub by_record_type: BTreeMap<String, u64>,
+    /// HTTP status of `response` records whose HTTP header could be read.
+    pub by_http_status: BTreeMap<String, u64>,
+    /// MIME type of responses and resources (HTTP Content-Type, or WARC's for resources).
+    pub by_mime_type: BTreeMap<String, u64>,
+    /// `page`, `skipped`, `error`.
+    pub by_outcome: BTreeMap<String, u64>,
+    pub skipped_by_reason: BTreeMap<String, u64>,
+    pub errors_by_kind: BTreeMap<String, u64>,
+    /// Pages by encoding name.
+    pub by_charset: BTreeMap<String, u64>,
+    pub by_charset_source: BTreeMap<String, u64>,
+    pub truncated_by_reason: BTreeMap<String, u64>,
+    pub pages: u64,
+    /// Bytes of HTML parsed (page bodies after transfer/content decoding).
+    pub html_bytes: u64,
+    pub dom_nodes: u64,
+}
+
+fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
+    *map.entry(key.to_string()).or_default() += 1;
+}
+
+impl Inventory {
+    /// Counts a framed record before it is classified.
+    pub fn add_record(&mut self, record: &Record) {
+        self.records += 1;
+        bump(
+            &mut self.by_record_type,
+            &record.head.record_type.to_string(),
+        );
+    }
+
+    /// Counts a stretch of input that yielded no record.
+    pub fn add_read_error(&mut self, error: &ReadError) {
+        self.read_errors += 1;
+        bump(&mut self.by_outcome, "error");
+        bump(&mut self.errors_by_kind, error.kind.as_str());
+    }
+
+    /// Counts the outcome of a framed record.
+    pub fn add_outcome(&mut self, envelope: &Envelope, outcome: &Outcome) {
+        if let Some(status) = envelope.http_status {
+            bump(&mut self.by_http_status, &status.to_string());
+        }
+        if let Some(mime) = &envelope.mime_type {
+            bump(
+                &mut self.by_mime_type,
+                if mime.is_empty() { "(none)" } else { mime },
+            );
+        }
+        match outcome {
+            Outcome::Page(page) => {
+                bump(&mut self.by_outcome, "page");
+                self.add_page(page);
+            }
+            Outcome::Skipped { reason, .. } => {
+                bump(&mut self.by_outcome, "skipped");
+                bump(&mut self.skipped_by_reason, reason.as_str());
+            }
+            Outcome::Error { kind, .. } => {
+                bump(&mut self.by_outcome, "error");
+                bump(&mut self.errors_by_kind, kind.as_str());
+            }
+        }
+    }
+
+    fn add_page(&mut self, page: &Page) {
+        self.pages += 1;
+        self.html_bytes += page.body_bytes as u64;
+        bump(&mut self.by_charset, page.encoding.name());
+        bump(&mut self.by_charset_source, page.charset_source.as_str());
+        if let Some(truncation) = page.truncated {
+            bump(&mut self.truncated_by_reason, truncation.as_str());
+        }
+    }
+
+    /// Counts a parsed page's DOM (and a depth-limit cut, which only parsing can see).
+    pub fn add_dom(&mut self, page: &Page, dom: &Dom) {
+        self.dom_nodes += dom.len() as u64;
+        if dom.depth_limited() && page.truncated.is_none() {
+            bump(&mut self.truncated_by_reason, Truncation::DomDepth.as_str());
+        }
+    }
+
+    pub fn add_file(&mut self, summary: &FileSummary) {
+        self.files += 1;
+        self.input_bytes += summary.compressed_bytes;
+        self.warc_bytes += summary.uncompressed_bytes;
+    }
+
+    /// Adds another inventory's counts to this one.
+    pub fn merge(&mut self, other: &Inventory) {
+        self.files += other.files;
+        self.input_bytes += other.input_bytes;
+        self.warc_bytes += other.warc_bytes;
+        self.records += other.records;
+        self.read_errors += other.read_errors;
+        self.pages += other.pages;
+        self.html_bytes += other.html_bytes;
+        self.dom_nodes += other.dom_nodes;
+        for (mine, theirs) in [
+            (&mut self.by_record_type, &other.by_record_type),
+            (&mut self.by_http_status, &other.by_http_status),
+            (&mut self.by_mime_type, &other.by_mime_type),
+            (&mut self.by_outcome, &other.by_outcome),
+            (&mut self.skipped_by_reason, &other.skipped_by_reason),
+            (&mut self.errors_by_kind, &other.errors_by_kind),
+            (&mut self.by_charset, &other.by_charset),
+            (&mut self.by_charset_source, &other.by_charset_source),
+            (&mut self.truncated_by_reason, &other.truncated_by_reason),
+        ] {
+            for (key, count) in theirs {
+                *mine.entry(key.clone()).or_default() += count;
+            }
+        }
+    }
+
+    /// Total outcomes; equals `records + read_errors` when every record was accounted for.
+    pub fn outcomes(&self) -> u64 {
+        self.by_outcome.values().sum()
+    }
+}
+
+/// How far a file has been read, for progress reporting.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    /// Input offset reached (compressed bytes for `.warc.gz`).
+    pub offset: u64,
+    pub pages: u64,
+    pub html_bytes: u64,
+}
+
+/// Reads one WARC file end to end — frame, classify, decode, and (if `parse`) build the DOM
+/// and its subtree hashes — and counts every outcome. `progress` is called after each record.
+pub fn inspect_file(
+    path: &std::path::Path,
+    limits: &crate::warc::Limits,
+    parse: bool,
+    mut progress: impl FnMut(Progress),
+) -> std::io::Result<Inventory> {
+    use crate::warc::ReadItem;
+    let mut inventory = Inventory::default();
+    let mut done = Progress::default();
+    let summary = crate::warc::read_file(path, limits, |item| {
+        match item {
+            ReadItem::Record(record) => {
+                done.offset = record.head.position.offset;
+                inventory.add_record(&record);
+                let (envelope, outcome) = crate::page::to_page(record, limits);
+                inventory.add_outcome(&envelope, &outcome);
+                if let Outcome::Page(page) = &outcome {
+                    done.pages += 1;
+                    done.html_bytes += page.body_bytes as u64;
+                    if parse {
+                        let dom = crate::dom::parse(&page.html, limits.max_dom_depth);
+                        let subtrees = crate::subtree::summarize(&dom, &page.host);
+                        std::hint::black_box(&subtrees);
+                        inventory.add_dom(page, &dom);
+                    }
+                }
+            }
+            ReadItem::Error(error) => {
+                done.offset = error.position.offset;
+                inventory.add_read_error(&error);
+            }
+        }
+        progress(done);
+    })?;
+    inventory.add_file(&summary);
+    Ok(inventory)
+}

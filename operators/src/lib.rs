@@ -1,0 +1,19 @@
+//! Stencil's algorithms as plain functions over plain data.
+//!
+//! Reading order of a page's journey: [`warc`] frames records out of a file, [`page`] turns a
+//! record into decoded HTML (with [`http`] and [`charset`]), [`dom`] parses it into a compact
+//! arena, and [`subtree`] hashes every subtree and counts what later stages need (text
+//! normalized by [`normalize`]). [`inventory`] accounts for every record's outcome.
+//!
+//! Nothing here knows about timely; the dataflow wiring lives in the `stencil` binary and calls
+//! these functions.
+
+pub mod charset;
+pub mod dom;
+pub mod http;
+pub mod inventory;
+pub mod normalize;
+pub mod page;
+pub mod subtree;
+pub mod synth;
+pub mod warc;

@@ -1,0 +1,132 @@
+//! The text normalization behind content hashes.
+//!
+//! Two pages that share a header must give it the same hash, so the hash sees the text as a
+//! reader does and ignores what varies between renderings of the same template:
+//!
+//! - **Whitespace** runs (any Unicode white space, `&nbsp;` included) collapse to one space and
+//!   ends are trimmed: indentation and line breaks in markup are invisible, and templating
+//!   engines emit them differently from page to page.
+//! - **Case** is folded (lower case): CSS `text-transform` makes case a styling choice, and the
+//!   same menu entry appears as "Home" and "HOME" in one site's templates.
+//! - **Digit runs** fold to a single `0`: headers and footers carry dates, copyright years,
+//!   cart counts and "N comments" that change from page to page or night to night without the
+//!   block ceasing to be the same template. The cost is that "Page 2" and "Page 3" hash alike,
+//!   which is what a template detector wants anyway.
+//! - Punctuation and letters are otherwise kept: a one-word change is a different block.
+//!
+//! Character and word counts are of the whitespace-collapsed text (before case and digit
+//! folding), i.e. what a reader sees.
+
+/// What the reader sees of a piece of text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextMeasure {
+    /// Characters after whitespace collapsing and trimming.
+    pub chars: u32,
+    /// Whitespace-separated words.
+    pub words: u32,
+}
+
+/// Writes the hash form of `text` into `out` (cleared first) and measures the visible text.
+pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
+    out.clear();
+    let mut measure = TextMeasure::default();
+    // Pending separator: a space is only written between two words.
+    let mut in_word = false;
+    let mut pending_space = false;
+    let mut in_digits = false;
+    let mut utf8 = [0u8; 4];
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if in_word {
+                pending_space = true;
+                in_word = false;
+            }
+            in_digits = false;
+            continue;
+        }
+        if pending_space {
+            out.push(b' ');
+            measure.chars += 1;
+            pending_space = false;
+        }
+        if !in_word {
+            measure.words += 1;
+            in_word = true;
+        }
+        measure.chars += 1;
+        if c.is_ascii() {
+            let b = c as u8;
+            if b.is_ascii_digit() {
+                if !in_digits {
+                    out.push(b'0');
+                    in_digits = true;
+                }
+                continue;
+            }
+            in_digits = false;
+            out.push(b.to_ascii_lowercase());
+        } else if c.is_numeric() {
+            if !in_digits {
+                out.push(b'0');
+                in_digits = true;
+            }
+        } else {
+            in_digits = false;
+            for lower in c.to_lowercase() {
+                out.extend_from_slice(lower.encode_utf8(&mut utf8).as_bytes());
+            }
+        }
+    }
+    measure
+}
+
+/// Folds a class token for structure hashes: lower case and digit runs to `0`, so that
+/// `post-1234` and `post-987` are the same class of node.
+pub fn fold_token(token: &str, out: &mut Vec<u8>) {
+    out.clear();
+    let mut in_digits = false;
+    for b in token.bytes() {
+        if b.is_ascii_digit() {
+            if !in_digits {
+                out.push(b'0');
+            }
+            in_digits = true;
+        } else {
+            in_digits = false;
+            out.push(b.to_ascii_lowercase());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(text: &str) -> (String, TextMeasure) {
+        let mut out = Vec::new();
+        let measure = normalize_for_hash(text, &mut out);
+        (String::from_utf8(out).unwrap(), measure)
+    }
+
+    #[test]
+    fn collapses_whitespace_folds_case_and_digits() {
+        let (text, measure) = norm("\n   Home\u{a0}\t|  NEWS  ©2026 Acme  ");
+        assert_eq!(text, "home | news ©0 acme");
+        assert_eq!(
+            measure,
+            TextMeasure {
+                chars: 22,
+                words: 5
+            }
+        );
+        assert_eq!(norm("Ünïcode ÄÖ 12.5").0, "ünïcode äö 0.0");
+        assert_eq!(norm(" \n\t ").1, TextMeasure::default());
+    }
+
+    #[test]
+    fn tokens_fold_digits() {
+        let mut out = Vec::new();
+        fold_token("Post-1234", &mut out);
+        assert_eq!(out, b"post-0");
+    }
+}

@@ -1,0 +1,266 @@
+//! Deterministic synthetic crawls: many hosts, each with its own template (header, navigation,
+//! sidebar, footer, cookie bar) around per-page articles and per-page "related" lists.
+//!
+//! They give every command a default input on a machine without crawl data, and tests a
+//! crawl whose structure is known. They are no substitute for real pages: real templates vary
+//! far more in markup than this generator does.
+
+use std::fmt::Write as _;
+
+/// A small, fast, seedable generator (SplitMix64): the same seed gives the same crawl on every
+/// platform, which `rand`'s generators do not promise across versions.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "river",
+    "council",
+    "market",
+    "season",
+    "energy",
+    "report",
+    "village",
+    "science",
+    "harbor",
+    "winter",
+    "budget",
+    "museum",
+    "railway",
+    "garden",
+    "festival",
+    "election",
+    "forest",
+    "bridge",
+    "student",
+    "orchestra",
+    "weather",
+    "factory",
+    "library",
+    "mountain",
+    "coast",
+    "research",
+    "doctor",
+    "island",
+    "highway",
+    "theatre",
+    "farmer",
+    "climate",
+    "school",
+    "airport",
+    "painter",
+    "engineer",
+    "league",
+    "planet",
+    "ocean",
+    "museum",
+    "record",
+    "vote",
+    "storm",
+    "harvest",
+];
+const VERBS: &[&str] = &[
+    "announced",
+    "opened",
+    "reported",
+    "questioned",
+    "celebrated",
+    "reviewed",
+    "approved",
+    "delayed",
+    "praised",
+    "measured",
+    "discovered",
+    "rebuilt",
+];
+const SECTIONS: &[&str] = &[
+    "World",
+    "Politics",
+    "Business",
+    "Science",
+    "Sport",
+    "Culture",
+    "Travel",
+    "Opinion",
+    "Health",
+    "Technology",
+];
+
+/// One generated page.
+pub struct SynthPage {
+    pub url: String,
+    pub html: String,
+}
+
+fn sentence(rng: &mut SplitMix) -> String {
+    let mut s = String::new();
+    let words = 8 + rng.below(10);
+    for w in 0..words {
+        let word = if w == 2 {
+            rng.pick(VERBS)
+        } else {
+            rng.pick(WORDS)
+        };
+        if w == 0 {
+            let mut chars = word.chars();
+            if let Some(first) = chars.next() {
+                s.extend(first.to_uppercase());
+                s.push_str(chars.as_str());
+            }
+        } else {
+            s.push(' ');
+            s.push_str(word);
+        }
+    }
+    s.push('.');
+    s
+}
+
+/// The template of host `h`: its markup style and fixed texts are drawn from the host's seed.
+struct Template {
+    host: String,
+    name: String,
+    sections: Vec<&'static str>,
+    /// Three markup styles, so hosts do not all share one tree shape.
+    style: usize,
+    popular: Vec<String>,
+}
+
+impl Template {
+    fn new(h: usize, seed: u64) -> Self {
+        let mut rng = SplitMix(seed ^ (h as u64).wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let name = format!(
+            "The {} {}",
+            capitalize(rng.pick(WORDS)),
+            capitalize(rng.pick(WORDS))
+        );
+        let mut sections: Vec<&str> = SECTIONS.to_vec();
+        let keep = 4 + rng.below(5);
+        for _ in keep..SECTIONS.len() {
+            let drop = rng.below(sections.len());
+            sections.remove(drop);
+        }
+        let popular = (0..5).map(|_| sentence(&mut rng)).collect();
+        Template {
+            host: format!("www.site{h:03}.example"),
+            name,
+            sections,
+            style: rng.below(3),
+            popular,
+        }
+    }
+
+    fn page(&self, p: usize, seed: u64) -> SynthPage {
+        let mut rng =
+            SplitMix(seed ^ xxhash_rust::xxh3::xxh3_64(format!("{}/{p}", self.host).as_bytes()));
+        let title = sentence(&mut rng);
+        let url = format!("https://{}/article/{p}", self.host);
+        let mut html = String::with_capacity(8 << 10);
+        let _ = write!(
+            html,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} | {name}</title>\
+             <script>window.pageId = {p};</script></head>\n<body>\n",
+            name = self.name
+        );
+        let _ = write!(
+            html,
+            "<div class=\"cookie-bar\"><p>{} uses cookies to improve your experience.</p><button>Accept</button></div>\n",
+            self.name
+        );
+        let nav: String = self
+            .sections
+            .iter()
+            .map(|s| format!("<li><a href=\"/{}\">{s}</a></li>", s.to_lowercase()))
+            .collect();
+        match self.style {
+            0 => {
+                let _ = write!(html, "<header id=\"top\"><a class=\"logo\" href=\"/\">{}</a><nav><ul class=\"menu\">{nav}</ul></nav></header>\n", self.name);
+            }
+            1 => {
+                let _ = write!(html, "<div id=\"header\"><div class=\"brand\"><a href=\"/\"><img src=\"/logo.png\" alt=\"{}\"></a></div>\n<ul id=\"nav\">{nav}</ul></div>\n", self.name);
+            }
+            _ => {
+                let _ = write!(html, "<table class=\"masthead\"><tr><td><b>{}</b></td></tr><tr><td><ul>{nav}</ul></td></tr></table>\n", self.name);
+            }
+        }
+        let _ = write!(html, "<div class=\"page\"><article><h1>{title}</h1>\n");
+        for _ in 0..3 + rng.below(6) {
+            let paragraph: Vec<String> =
+                (0..2 + rng.below(4)).map(|_| sentence(&mut rng)).collect();
+            let _ = write!(html, "<p>{}</p>\n", paragraph.join(" "));
+        }
+        html.push_str("</article>\n<div class=\"related\"><h3>Related</h3><ul>");
+        for _ in 0..3 {
+            let other = rng.below(1000);
+            let _ = write!(
+                html,
+                "<li><a href=\"/article/{other}\">{}</a></li>",
+                sentence(&mut rng)
+            );
+        }
+        html.push_str("</ul></div>\n<aside class=\"sidebar\"><h3>Most popular</h3><ol>");
+        for (i, item) in self.popular.iter().enumerate() {
+            let _ = write!(html, "<li><a href=\"/popular/{i}\">{item}</a></li>");
+        }
+        html.push_str("</ol><div class=\"ad-slot\" data-slot=\"side\"></div></aside></div>\n");
+        let _ = write!(
+            html,
+            "<footer><p>© 2026 {} — all rights reserved.</p><a href=\"/about\">About</a> <a href=\"/contact\">Contact</a> \
+             <a href=\"https://social.example/{}\">Follow us</a></footer>\n</body></html>\n",
+            self.name, self.host
+        );
+        SynthPage { url, html }
+    }
+}
+
+fn capitalize(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or(String::new(), |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
+/// Generates `pages` pages for each of `hosts` hosts, interleaved as a crawler would fetch
+/// them (page 0 of every host, then page 1, ...).
+pub fn crawl(hosts: usize, pages: usize, seed: u64) -> Vec<SynthPage> {
+    let templates: Vec<Template> = (0..hosts).map(|h| Template::new(h, seed)).collect();
+    (0..pages)
+        .flat_map(|p| templates.iter().map(move |t| (t, p)))
+        .map(|(t, p)| t.page(p, seed))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_and_templated() {
+        let a = crawl(3, 4, 7);
+        let b = crawl(3, 4, 7);
+        assert_eq!(a.len(), 12);
+        assert!(a
+            .iter()
+            .zip(&b)
+            .all(|(x, y)| x.url == y.url && x.html == y.html));
+        assert_ne!(crawl(3, 4, 8)[0].html, a[0].html, "the seed matters");
+        // Two pages of one host share the footer; their articles differ.
+        let footer = |html: &str| html[html.find("<footer>").unwrap()..].to_string();
+        assert_eq!(footer(&a[0].html), footer(&a[3].html));
+        assert_ne!(a[0].html, a[3].html);
+    }
+}

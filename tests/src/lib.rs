@@ -1,0 +1,143 @@
+//! Helpers shared by the workspace integration tests.
+
+use std::io::{BufReader, Cursor, Write};
+use std::path::PathBuf;
+
+use stencil_operators::page::{to_page, Outcome};
+use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
+use stencil_operators::warc::{self, FileSummary, Limits, ReadItem};
+
+/// `../shared` beside the repository (or `$STENCIL_SHARED`). When it is missing, tests that
+/// need it print a notice and skip — unless `STENCIL_REQUIRE_SHARED=1` (CI), where a missing
+/// folder is a failure.
+pub fn shared_dir(what: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("STENCIL_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let wanted = dir.join(what);
+    if wanted.exists() {
+        return Some(wanted);
+    }
+    if std::env::var("STENCIL_REQUIRE_SHARED").as_deref() == Ok("1") {
+        panic!(
+            "STENCIL_REQUIRE_SHARED=1 but {} is missing",
+            wanted.display()
+        );
+    }
+    eprintln!(
+        "NOTICE: skipping, {} is not there (fresh clone without ../shared)",
+        wanted.display()
+    );
+    None
+}
+
+/// Everything read from a WARC held in memory, in order.
+pub struct ReadBack {
+    pub items: Vec<ReadItem>,
+    pub summary: FileSummary,
+}
+
+impl ReadBack {
+    pub fn records(&self) -> impl Iterator<Item = &warc::Record> {
+        self.items.iter().filter_map(|i| match i {
+            ReadItem::Record(r) => Some(r),
+            ReadItem::Error(_) => None,
+        })
+    }
+    pub fn errors(&self) -> impl Iterator<Item = &warc::ReadError> {
+        self.items.iter().filter_map(|i| match i {
+            ReadItem::Error(e) => Some(e),
+            ReadItem::Record(_) => None,
+        })
+    }
+    pub fn target_uris(&self) -> Vec<String> {
+        self.records()
+            .filter_map(|r| r.head.target_uri.clone())
+            .collect()
+    }
+}
+
+pub fn read_bytes(bytes: &[u8], limits: &Limits) -> ReadBack {
+    let mut items = Vec::new();
+    let summary = warc::read(
+        BufReader::new(Cursor::new(bytes.to_vec())),
+        limits,
+        |item| items.push(item),
+    )
+    .expect("reading from memory cannot fail to start");
+    ReadBack { items, summary }
+}
+
+/// One response record: URL, extra HTTP headers, body.
+pub struct TestPage<'a> {
+    pub url: &'a str,
+    pub headers: Vec<(&'a str, &'a str)>,
+    pub body: Vec<u8>,
+}
+
+impl<'a> TestPage<'a> {
+    pub fn html(url: &'a str, body: &str) -> Self {
+        TestPage {
+            url,
+            headers: vec![("Content-Type", "text/html")],
+            body: body.as_bytes().to_vec(),
+        }
+    }
+}
+
+/// A warcinfo record followed by one response per page, each record its own gzip member
+/// (Common Crawl style) or all plain.
+pub fn build_warc(pages: &[TestPage<'_>], gzip: bool) -> Vec<u8> {
+    let mut writer = WarcWriter::new(Vec::new(), gzip);
+    writer
+        .write(&NewRecord {
+            record_type: "warcinfo",
+            target_uri: None,
+            date: "2026-11-21T00:00:00Z",
+            content_type: "application/warc-fields",
+            block: b"software: stencil-tests\r\n",
+        })
+        .expect("writing to memory");
+    for page in pages {
+        let block = http_response(200, &page.headers, &page.body);
+        writer
+            .write(&NewRecord {
+                record_type: "response",
+                target_uri: Some(page.url),
+                date: "2026-11-21T00:00:00Z",
+                content_type: "application/http; msgtype=response",
+                block: &block,
+            })
+            .expect("writing to memory");
+    }
+    writer.into_inner()
+}
+
+/// Gzips a whole file as one stream (how many tools other than Common Crawl compress WARCs).
+pub fn gzip_whole(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(bytes).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}
+
+/// The outcome of every record, in order.
+pub fn outcomes(read: ReadBack, limits: &Limits) -> Vec<Outcome> {
+    read.items
+        .into_iter()
+        .filter_map(|item| match item {
+            ReadItem::Record(record) => Some(to_page(record, limits).1),
+            ReadItem::Error(_) => None,
+        })
+        .collect()
+}
+
+/// The decoded HTML of every page, in order.
+pub fn page_html(read: ReadBack, limits: &Limits) -> Vec<String> {
+    outcomes(read, limits)
+        .into_iter()
+        .filter_map(|o| match o {
+            Outcome::Page(p) => Some(p.html),
+            _ => None,
+        })
+        .collect()
+}

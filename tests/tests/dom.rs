@@ -1,0 +1,164 @@
+//! The arena is the tree a browser builds, and subtree hashes identify shared blocks.
+
+use stencil_operators::dom::{self, Dom};
+use stencil_operators::subtree::{summarize, Subtree};
+
+fn parse(html: &str) -> Dom {
+    dom::parse(html, 4096)
+}
+
+fn find(dom: &Dom, tag: &str) -> Vec<usize> {
+    (0..dom.len())
+        .filter(|&i| dom.tag(i).is_some_and(|t| &**t == tag))
+        .collect()
+}
+
+fn child_tags(dom: &Dom, i: usize) -> Vec<String> {
+    dom.children(i)
+        .filter_map(|c| dom.tag(c).map(|t| t.to_string()))
+        .collect()
+}
+
+#[test]
+fn script_content_is_text_not_markup_and_not_visible() {
+    let dom = parse("<html><body><script>var s='<div>';</script><p>shown</p></body></html>");
+    assert!(
+        find(&dom, "div").is_empty(),
+        "no <div> element from inside the script"
+    );
+    let script = find(&dom, "script")[0];
+    let inner: Vec<_> = dom.children(script).collect();
+    assert_eq!(inner.len(), 1);
+    assert_eq!(dom.text(inner[0]), Some("var s='<div>';"));
+    assert_eq!(dom.visible_text(inner[0]), None);
+    let sums = summarize(&dom, "");
+    assert_eq!(sums[0].text_chars, "shown".len() as u32);
+}
+
+#[test]
+fn unclosed_paragraphs_and_list_items_become_siblings() {
+    let dom = parse("<body><ul><li>one<li>two<li>three</ul><p>a<p>b<p>c</body>");
+    let ul = find(&dom, "ul")[0];
+    assert_eq!(child_tags(&dom, ul), ["li", "li", "li"]);
+    let body = find(&dom, "body")[0];
+    assert_eq!(child_tags(&dom, body), ["ul", "p", "p", "p"]);
+}
+
+#[test]
+fn a_stray_div_in_a_table_is_foster_parented_before_it() {
+    let dom = parse("<body><table><tr><td>cell</td></tr><div>stray</div></table></body>");
+    let body = find(&dom, "body")[0];
+    assert_eq!(child_tags(&dom, body), ["div", "table"]);
+    let table = find(&dom, "table")[0];
+    assert!(dom
+        .subtree(table)
+        .all(|i| dom.tag(i).is_none_or(|t| &**t != "div")));
+    let td = find(&dom, "td")[0];
+    assert_eq!(dom.path(td), "html>body>table>tbody>tr>td");
+}
+
+#[test]
+fn hidden_template_and_head_text_is_not_visible() {
+    let dom = parse(
+        "<html><head><title>The  Title</title><style>p{}</style></head><body>\
+         <div hidden>h1</div><div style='display: NONE'>h2</div><template><p>h3</p></template>\
+         <noscript>h4</noscript><p>seen</p></body></html>",
+    );
+    assert_eq!(dom.title(), Some("The  Title"));
+    let visible: Vec<&str> = (0..dom.len()).filter_map(|i| dom.visible_text(i)).collect();
+    assert_eq!(visible, ["seen"]);
+    assert!(
+        (0..dom.len()).all(|i| dom.text(i) != Some("h3")),
+        "template contents are not children"
+    );
+}
+
+#[test]
+fn attributes_and_paths() {
+    let dom = parse(
+        "<body><div id=header class='top  nav'><a href=' /home ' data-x=1>Home</a>\
+         <img src=logo.png alt='Logo'></div></body>",
+    );
+    let div = find(&dom, "div")[0];
+    assert_eq!(dom.id(div), Some("header"));
+    assert_eq!(dom.classes(div).collect::<Vec<_>>(), ["top", "nav"]);
+    assert_eq!(dom.path(div), "html>body>div#header.top");
+    let a = find(&dom, "a")[0];
+    assert_eq!(dom.href(a), Some("/home"));
+    assert_eq!(
+        dom.other_attributes(a)
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>(),
+        ["data-x"]
+    );
+    let img = find(&dom, "img")[0];
+    assert_eq!(
+        (dom.src(img), dom.alt(img)),
+        (Some("logo.png"), Some("Logo"))
+    );
+    // Pre-order: every subtree is a contiguous range, parents before children.
+    for i in 1..dom.len() {
+        let parent = dom.parent(i).unwrap();
+        assert!(parent < i && dom.subtree(parent).contains(&i));
+    }
+}
+
+const HEADER: &str = r#"<div id="header" class="site-header">
+    <a href="/"><img src="/logo.png" alt="Daily News"></a>
+    <ul class="nav"><li><a href="/world">World</a></li><li><a href="/sport">Sport</a></li>
+      <li><a href="/opinion">Opinion</a></li></ul>
+    <span class="date">Friday, 20 November 2026</span>
+  </div>"#;
+
+fn page(header: &str, article: &str) -> String {
+    format!(
+        "<!DOCTYPE html><html><head><title>{article}</title><script>var pageId = {};</script></head>\
+         <body>{header}<article><h1>{article}</h1><p>{article} {article}</p></article></body></html>",
+        article.len()
+    )
+}
+
+fn header_hash(html: &str) -> Subtree {
+    let dom = parse(html);
+    let sums = summarize(&dom, "news.example");
+    let header = (0..dom.len())
+        .find(|&i| dom.id(i) == Some("header"))
+        .expect("header");
+    sums[header]
+}
+
+#[test]
+fn the_same_header_on_two_pages_has_the_same_hash() {
+    let one = header_hash(&page(HEADER, "Storm hits the coast"));
+    // Different article, different indentation and a different date in the header.
+    let reformatted = HEADER
+        .replace("\n    ", "")
+        .replace("20 November", "21 November");
+    let two = header_hash(&page(&reformatted, "Election results are in"));
+    assert_eq!(one.content_hash, two.content_hash);
+    assert_eq!(one.structure_hash, two.structure_hash);
+    assert_eq!(one.links, 4);
+    assert_eq!(one.intra_host_links, 4);
+    assert_eq!(one.images, 1);
+
+    let changed = header_hash(&page(
+        &HEADER.replace("Sport", "Sports"),
+        "Storm hits the coast",
+    ));
+    assert_ne!(
+        one.content_hash, changed.content_hash,
+        "a one-word change is another block"
+    );
+    assert_eq!(
+        one.structure_hash, changed.structure_hash,
+        "but built the same way"
+    );
+
+    let whole = |html: &str| summarize(&parse(html), "")[0].content_hash;
+    assert_ne!(
+        whole(&page(HEADER, "Storm hits the coast")),
+        whole(&page(HEADER, "Election results are in")),
+        "the pages themselves differ"
+    );
+}

@@ -1,0 +1,502 @@
+//! Input a crawl really contains: every compression layout, chunked and encoded bodies,
+//! legacy charsets, and files that are cut, corrupt or padded with garbage. Nothing may panic,
+//! and every record must be read or reported.
+
+use encoding_rs::{SHIFT_JIS, WINDOWS_1251, WINDOWS_1252};
+use stencil_operators::charset::CharsetSource;
+use stencil_operators::page::{to_page, Outcome, SkipReason, Truncation};
+use stencil_operators::warc::write::serialize;
+use stencil_operators::warc::{Limits, ReadErrorKind, ReadItem};
+use stencil_operators::{dom, subtree};
+use stencil_tests::{build_warc, gzip_whole, outcomes, page_html, read_bytes, TestPage};
+
+fn three_pages() -> Vec<TestPage<'static>> {
+    vec![
+        TestPage::html(
+            "http://a.example/1",
+            "<html><body><p>first page</p></body></html>",
+        ),
+        TestPage::html(
+            "http://a.example/2",
+            "<html><body><p>second page</p></body></html>",
+        ),
+        TestPage::html(
+            "http://b.example/3",
+            "<html><body><p>third page</p></body></html>",
+        ),
+    ]
+}
+
+const URIS: [&str; 3] = [
+    "http://a.example/1",
+    "http://a.example/2",
+    "http://b.example/3",
+];
+
+#[test]
+fn plain_warc_reports_byte_offsets() {
+    let bytes = build_warc(&three_pages(), false);
+    let read = read_bytes(&bytes, &Limits::default());
+    assert_eq!(read.errors().count(), 0);
+    assert_eq!(read.target_uris(), URIS);
+    let offsets: Vec<u64> = read.records().map(|r| r.head.position.offset).collect();
+    assert_eq!(offsets[0], 0);
+    for (record, offset) in read.records().zip(&offsets) {
+        assert!(bytes[*offset as usize..].starts_with(b"WARC/1.1\r\n"));
+        assert_eq!(record.head.position.offset_in_member, 0);
+    }
+    assert_eq!(read.summary.compressed_bytes, bytes.len() as u64);
+    assert_eq!(page_html(read, &Limits::default()).len(), 3);
+}
+
+#[test]
+fn whole_file_gzip_reports_offsets_inside_the_member() {
+    let plain = build_warc(&three_pages(), false);
+    let plain_offsets: Vec<u64> = read_bytes(&plain, &Limits::default())
+        .records()
+        .map(|r| r.head.position.offset)
+        .collect();
+    let read = read_bytes(&gzip_whole(&plain), &Limits::default());
+    assert_eq!(read.errors().count(), 0);
+    assert_eq!(read.target_uris(), URIS);
+    let inner: Vec<u64> = read
+        .records()
+        .map(|r| r.head.position.offset_in_member)
+        .collect();
+    assert_eq!(inner, plain_offsets);
+    assert!(read.records().all(|r| r.head.position.offset == 0));
+    assert_eq!(read.summary.uncompressed_bytes, plain.len() as u64);
+}
+
+#[test]
+fn chunked_and_encoded_bodies_are_undone() {
+    let html = "<html><body><p>Chunks and gzip, together or alone.</p></body></html>";
+    let gz = gzip_whole(html.as_bytes());
+    let chunk = |data: &[u8]| {
+        let mut out = Vec::new();
+        for piece in data.chunks(7) {
+            out.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+            out.extend_from_slice(piece);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"0\r\n\r\n");
+        out
+    };
+    let pages = vec![
+        TestPage {
+            url: "http://x.example/chunked",
+            headers: vec![
+                ("Content-Type", "text/html"),
+                ("Transfer-Encoding", "chunked"),
+            ],
+            body: chunk(html.as_bytes()),
+        },
+        TestPage {
+            url: "http://x.example/gzip",
+            headers: vec![("Content-Type", "text/html"), ("Content-Encoding", "gzip")],
+            body: gz.clone(),
+        },
+        TestPage {
+            url: "http://x.example/both",
+            headers: vec![
+                ("Content-Type", "text/html"),
+                ("Transfer-Encoding", "chunked"),
+                ("Content-Encoding", "gzip"),
+            ],
+            body: chunk(&gz),
+        },
+        // Common Crawl stores decoded bodies and renames the headers.
+        TestPage {
+            url: "http://x.example/cc",
+            headers: vec![
+                ("Content-Type", "text/html"),
+                ("X-Crawler-Transfer-Encoding", "chunked"),
+                ("X-Crawler-Content-Encoding", "gzip"),
+            ],
+            body: html.as_bytes().to_vec(),
+        },
+    ];
+    let read = read_bytes(&build_warc(&pages, true), &Limits::default());
+    let htmls = page_html(read, &Limits::default());
+    assert_eq!(htmls, vec![html.to_string(); 4]);
+}
+
+/// Text long enough for statistical detection, in each language.
+const RUSSIAN: &str = "Москва — столица России, крупнейший по численности населения город страны. \
+    Здесь находятся органы государственной власти, многие музеи, театры и университеты. \
+    Город расположен на реке Москве в центре Восточно-Европейской равнины.";
+const JAPANESE: &str = "東京は日本の首都であり、世界有数の大都市です。多くの企業の本社や大学、\
+    美術館、劇場が集まっています。江戸時代には江戸と呼ばれ、明治時代に東京と改称されました。";
+const GERMAN: &str = "Über die Größe des Gebäudes wurde lange gestritten. Die Bürger wünschten \
+    sich einen größeren Saal für Konzerte, während der Stadtrat über die Kosten klagte. Schließlich \
+    einigte man sich auf einen Kompromiss, der allen gefiel. Café, Straße, Übung, Ärger.";
+
+#[test]
+fn legacy_charsets_declared_in_header_in_meta_and_undeclared() {
+    let cases = [
+        (GERMAN, WINDOWS_1252, "ISO-8859-1", "http://example.de/"),
+        (RUSSIAN, WINDOWS_1251, "windows-1251", "http://example.ru/"),
+        (JAPANESE, SHIFT_JIS, "Shift_JIS", "http://example.jp/"),
+    ];
+    for (text, encoding, label, url) in cases {
+        let (encoded, _, unmappable) = encoding.encode(text);
+        assert!(!unmappable);
+        let body = |meta: &str| {
+            let mut out =
+                format!("<html><head>{meta}<title>t</title></head><body><p>").into_bytes();
+            out.extend_from_slice(&encoded);
+            out.extend_from_slice(b"</p></body></html>");
+            out
+        };
+        let content_type = format!("text/html; charset={label}");
+        let pages = vec![
+            TestPage {
+                url,
+                headers: vec![("Content-Type", content_type.as_str())],
+                body: body(""),
+            },
+            TestPage {
+                url,
+                headers: vec![("Content-Type", "text/html")],
+                body: body(&format!("<meta charset=\"{label}\">")),
+            },
+            TestPage {
+                url,
+                headers: vec![("Content-Type", "text/html")],
+                body: body(&format!(
+                    "<meta http-equiv=\"Content-Type\" content=\"text/html; charset={label}\">"
+                )),
+            },
+            TestPage {
+                url,
+                headers: vec![("Content-Type", "text/html")],
+                body: body(""),
+            },
+        ];
+        let read = read_bytes(&build_warc(&pages, true), &Limits::default());
+        let sources: Vec<CharsetSource> = outcomes(read, &Limits::default())
+            .into_iter()
+            .filter_map(|o| match o {
+                Outcome::Page(p) => {
+                    assert_eq!(p.encoding, encoding, "{label} via {:?}", p.charset_source);
+                    assert!(
+                        p.html.contains(text),
+                        "{label} via {:?} decoded wrongly",
+                        p.charset_source
+                    );
+                    Some(p.charset_source)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            sources,
+            [
+                CharsetSource::HttpHeader,
+                CharsetSource::Meta,
+                CharsetSource::Meta,
+                CharsetSource::Detected
+            ],
+            "{label}"
+        );
+    }
+}
+
+#[test]
+fn a_file_cut_inside_a_record_keeps_what_came_before() {
+    // Common Crawl layout: cut inside the last member.
+    let gz = build_warc(&three_pages(), true);
+    let cut = &gz[..gz.len() - 40];
+    let read = read_bytes(cut, &Limits::default());
+    assert_eq!(read.target_uris(), URIS[..2]);
+    let errors: Vec<_> = read.errors().collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].kind, ReadErrorKind::GzipTruncated);
+
+    // Plain file cut inside the last block.
+    let plain = build_warc(&three_pages(), false);
+    let read = read_bytes(&plain[..plain.len() - 30], &Limits::default());
+    assert_eq!(read.target_uris(), URIS[..2]);
+    let errors: Vec<_> = read.errors().collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].kind, ReadErrorKind::TruncatedRecord);
+    assert_eq!(
+        errors[0]
+            .head
+            .as_ref()
+            .and_then(|h| h.target_uri.as_deref()),
+        Some(URIS[2])
+    );
+
+    // Whole-file gzip cut in its 8-byte trailer: every record decodes, the cut is reported.
+    let whole = gzip_whole(&plain);
+    let read = read_bytes(&whole[..whole.len() - 4], &Limits::default());
+    assert_eq!(read.target_uris(), URIS);
+    assert_eq!(
+        read.errors().map(|e| e.kind).collect::<Vec<_>>(),
+        [ReadErrorKind::GzipTruncated]
+    );
+    // Cut inside the last record's compressed data: the records before it survive and the
+    // error stands at the offset of the record it hit.
+    let last_offset = read_bytes(&plain, &Limits::default())
+        .records()
+        .last()
+        .map(|r| r.head.position.offset)
+        .unwrap();
+    let read = read_bytes(&whole[..whole.len() - 20], &Limits::default());
+    assert_eq!(read.target_uris(), URIS[..2]);
+    let errors: Vec<_> = read.errors().collect();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].kind, ReadErrorKind::GzipTruncated);
+    assert_eq!(errors[0].position.offset_in_member, last_offset);
+}
+
+#[test]
+fn garbage_between_records_is_reported_and_skipped() {
+    let pages = three_pages();
+    let junk: Vec<u8> = (0..5000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    for gzip in [true, false] {
+        let first = build_warc(&pages[..1], gzip);
+        let rest = build_warc(&pages[1..], gzip);
+        let bytes = [first.as_slice(), &junk, &rest].concat();
+        let read = read_bytes(&bytes, &Limits::default());
+        // The second file's warcinfo record is read too.
+        assert_eq!(read.target_uris(), URIS, "gzip={gzip}");
+        let kinds: Vec<_> = read.errors().map(|e| e.kind).collect();
+        assert!(!kinds.is_empty(), "gzip={gzip}: garbage reported");
+        assert!(
+            kinds
+                .iter()
+                .all(|k| matches!(k, ReadErrorKind::Garbage | ReadErrorKind::GzipCorrupt)),
+            "gzip={gzip}: {kinds:?}"
+        );
+    }
+}
+
+#[test]
+fn a_corrupt_member_and_a_broken_header_cost_only_their_record() {
+    let gz = build_warc(&three_pages(), true);
+    let offsets: Vec<u64> = read_bytes(&gz, &Limits::default())
+        .records()
+        .map(|r| r.head.position.offset)
+        .collect();
+    // Damage the deflate data of the second page's member.
+    let mut damaged = gz.clone();
+    let second = offsets[2] as usize;
+    for b in &mut damaged[second + 20..second + 60] {
+        *b ^= 0x5a;
+    }
+    let read = read_bytes(&damaged, &Limits::default());
+    assert_eq!(read.target_uris(), [URIS[0], URIS[2]]);
+    assert_eq!(
+        read.errors().map(|e| e.kind).collect::<Vec<_>>(),
+        [ReadErrorKind::GzipCorrupt]
+    );
+    assert_eq!(read.errors().next().unwrap().position.offset, offsets[2]);
+
+    // A header without Content-Length, in a plain file: reported, and the next record is read.
+    let plain = build_warc(&three_pages(), false);
+    let text = String::from_utf8_lossy(&plain).into_owned();
+    let broken = text.replacen("Content-Length", "Content-Lenxth", 3);
+    let read = read_bytes(broken.as_bytes(), &Limits::default());
+    assert!(read.errors().any(|e| e.kind == ReadErrorKind::BadHeader));
+    assert_eq!(read.target_uris(), URIS[1..]);
+}
+
+#[test]
+fn binary_bodies_and_non_html_are_skipped_with_reasons() {
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01".to_vec();
+    let pages = vec![
+        TestPage {
+            url: "http://x.example/img",
+            headers: vec![("Content-Type", "text/html")],
+            body: png.clone(),
+        },
+        TestPage {
+            url: "http://x.example/png",
+            headers: vec![("Content-Type", "image/png")],
+            body: png,
+        },
+        TestPage {
+            url: "http://x.example/sniffed",
+            headers: vec![],
+            body: b"<!DOCTYPE html><p>x".to_vec(),
+        },
+        TestPage {
+            url: "http://x.example/empty",
+            headers: vec![("Content-Type", "text/html")],
+            body: b"  ".to_vec(),
+        },
+    ];
+    let read = read_bytes(&build_warc(&pages, true), &Limits::default());
+    let got: Vec<String> = outcomes(read, &Limits::default())
+        .into_iter()
+        .map(|o| match o {
+            Outcome::Page(_) => "page".to_string(),
+            Outcome::Skipped { reason, .. } => reason.as_str().to_string(),
+            Outcome::Error { kind, .. } => kind.as_str().to_string(),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        ["record_type", "binary", "not_html", "page", "empty_body"]
+    );
+}
+
+#[test]
+fn a_50_mb_page_is_truncated_and_flagged_not_dropped() {
+    let mut body = b"<html><body>".to_vec();
+    while body.len() < 50 << 20 {
+        body.extend_from_slice(
+            b"<div class=row><p>A long page with many rows of text.</p></div>\n",
+        );
+    }
+    let pages = vec![
+        TestPage {
+            url: "http://big.example/",
+            headers: vec![("Content-Type", "text/html")],
+            body,
+        },
+        TestPage::html("http://big.example/next", "<p>next"),
+    ];
+    let limits = Limits::default();
+    let read = read_bytes(&build_warc(&pages, true), &limits);
+    assert_eq!(read.errors().count(), 0);
+    let records: Vec<_> = read.records().cloned().collect();
+    assert!(records[1].block_truncated);
+    assert_eq!(records[1].block.len(), limits.max_page_bytes);
+    match to_page(records[1].clone(), &limits).1 {
+        Outcome::Page(page) => {
+            assert_eq!(page.truncated, Some(Truncation::RecordLimit));
+            let dom = dom::parse(&page.html, limits.max_dom_depth);
+            assert!(dom.len() > 100_000);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        to_page(records[2].clone(), &limits).1,
+        Outcome::Page(_)
+    ));
+}
+
+/// Runs `work` on a thread with a small stack: if anything recursed per DOM level, a
+/// 100,000-deep page would overflow it.
+fn on_small_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(work)
+        .expect("spawn")
+        .join()
+        .expect("no stack overflow or panic")
+}
+
+#[test]
+fn nesting_100000_deep_parses_and_hashes_without_recursion() {
+    on_small_stack(|| {
+        // Spans cost html5ever nothing per level: the whole depth is built and processed.
+        let depth = 100_000;
+        let html = format!(
+            "<html><body>{}deep{}</body></html>",
+            "<span>".repeat(depth),
+            "</span>".repeat(depth)
+        );
+        let dom = dom::parse(&html, 200_000);
+        assert!(!dom.depth_limited());
+        assert!(dom.max_depth() as usize > depth);
+        let sums = subtree::summarize(&dom, "example.com");
+        assert_eq!(sums[0].text_chars, 4);
+        assert!(dom.path(dom.len() - 1).len() > depth * 5);
+
+        // Divs make the tree builder scan its stack on every tag (quadratic), so the default
+        // depth limit stops the parse and flags the page instead of taking minutes.
+        let html = format!("<html><body>{}deep</body></html>", "<div>".repeat(depth));
+        let start = std::time::Instant::now();
+        let dom = dom::parse(&html, Limits::default().max_dom_depth);
+        assert!(dom.depth_limited());
+        assert!(dom.max_depth() as usize >= Limits::default().max_dom_depth);
+        subtree::summarize(&dom, "example.com");
+        assert!(start.elapsed().as_secs() < 60, "bounded work");
+    });
+}
+
+#[test]
+fn random_damage_never_panics_and_every_record_is_accounted_for() {
+    let mut pages = three_pages();
+    pages.push(TestPage {
+        url: "http://x.example/gz",
+        headers: vec![("Content-Type", "text/html"), ("Content-Encoding", "gzip")],
+        body: gzip_whole(b"<html><body><ul><li>a<li>b</ul></body></html>"),
+    });
+    let limits = Limits::default();
+    let originals = [build_warc(&pages, true), build_warc(&pages, false)];
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for round in 0..400 {
+        let mut bytes = originals[round % 2].clone();
+        match next() % 4 {
+            0 => bytes.truncate((next() % bytes.len() as u64) as usize),
+            1 => {
+                for _ in 0..1 + next() % 8 {
+                    let at = (next() % bytes.len() as u64) as usize;
+                    bytes[at] = next() as u8;
+                }
+            }
+            2 => {
+                let at = (next() % bytes.len() as u64) as usize;
+                let junk: Vec<u8> = (0..next() % 300).map(|_| next() as u8).collect();
+                bytes.splice(at..at, junk);
+            }
+            _ => {
+                let at = (next() % bytes.len() as u64) as usize;
+                let len = (next() % 200) as usize;
+                bytes.drain(at..(at + len).min(bytes.len()));
+            }
+        }
+        let read = read_bytes(&bytes, &limits);
+        let (records, errors) = (read.summary.records, read.summary.errors);
+        assert_eq!(read.items.len() as u64, records + errors, "round {round}");
+        let mut outcomes = 0;
+        for item in read.items {
+            if let ReadItem::Record(record) = item {
+                if let Outcome::Page(page) = to_page(record, &limits).1 {
+                    let dom = dom::parse(&page.html, limits.max_dom_depth);
+                    subtree::summarize(&dom, &page.host);
+                }
+                outcomes += 1;
+            }
+        }
+        assert_eq!(outcomes, records, "round {round}");
+    }
+}
+
+#[test]
+fn records_round_trip_through_the_writer() {
+    let record = stencil_operators::warc::write::NewRecord {
+        record_type: "resource",
+        target_uri: Some("http://r.example/"),
+        date: "2026-11-21T00:00:00Z",
+        content_type: "text/html",
+        block: b"<html><body><p>resource record</p></body></html>",
+    };
+    let read = read_bytes(&serialize(&record), &Limits::default());
+    let records: Vec<_> = read.records().cloned().collect();
+    assert_eq!(records.len(), 1);
+    match to_page(records[0].clone(), &Limits::default()).1 {
+        Outcome::Page(page) => {
+            assert_eq!(page.http_status, None);
+            assert!(page.html.contains("resource record"));
+        }
+        Outcome::Skipped {
+            reason: SkipReason::NotHtml,
+            detail,
+        } => panic!("{detail}"),
+        other => panic!("{other:?}"),
+    }
+}
