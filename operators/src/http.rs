@@ -307,6 +307,21 @@ mod tests {
             decode_content(Some("gzip"), &gz[..gz.len() / 2], 64 << 20, 100_000),
             Err(DecodeError::Corrupt(_))
         ));
+        // `brotli.compress(b'<html><body><p>brotli body</p></body></html>' * 20)` (Python).
+        const BROTLI: [u8; 51] = [
+            27, 111, 3, 248, 141, 212, 97, 205, 157, 7, 114, 27, 91, 183, 53, 196, 55, 90, 5, 70,
+            17, 198, 11, 108, 192, 129, 38, 6, 1, 197, 56, 176, 223, 2, 236, 128, 9, 48, 132, 242,
+            136, 243, 192, 49, 127, 173, 14, 64, 244, 253, 9,
+        ];
+        let out = decode_content(Some("br"), &BROTLI, 1 << 20, 100).unwrap();
+        assert_eq!(
+            &out.body[..],
+            &b"<html><body><p>brotli body</p></body></html>".repeat(20)[..]
+        );
+        assert!(matches!(
+            decode_content(Some("br"), &BROTLI[..20], 1 << 20, 100),
+            Err(DecodeError::Corrupt(_))
+        ));
         assert!(matches!(
             decode_content(Some("compress"), b"x", 1 << 20, 100),
             Err(DecodeError::Unsupported(_))

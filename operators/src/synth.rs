@@ -176,9 +176,9 @@ impl Template {
              <script>window.pageId = {p};</script></head>\n<body>\n",
             name = self.name
         );
-        let _ = write!(
+        let _ = writeln!(
             html,
-            "<div class=\"cookie-bar\"><p>{} uses cookies to improve your experience.</p><button>Accept</button></div>\n",
+            "<div class=\"cookie-bar\"><p>{} uses cookies to improve your experience.</p><button>Accept</button></div>",
             self.name
         );
         let nav: String = self
@@ -188,20 +188,20 @@ impl Template {
             .collect();
         match self.style {
             0 => {
-                let _ = write!(html, "<header id=\"top\"><a class=\"logo\" href=\"/\">{}</a><nav><ul class=\"menu\">{nav}</ul></nav></header>\n", self.name);
+                let _ = writeln!(html, "<header id=\"top\"><a class=\"logo\" href=\"/\">{}</a><nav><ul class=\"menu\">{nav}</ul></nav></header>", self.name);
             }
             1 => {
                 let _ = write!(html, "<div id=\"header\"><div class=\"brand\"><a href=\"/\"><img src=\"/logo.png\" alt=\"{}\"></a></div>\n<ul id=\"nav\">{nav}</ul></div>\n", self.name);
             }
             _ => {
-                let _ = write!(html, "<table class=\"masthead\"><tr><td><b>{}</b></td></tr><tr><td><ul>{nav}</ul></td></tr></table>\n", self.name);
+                let _ = writeln!(html, "<table class=\"masthead\"><tr><td><b>{}</b></td></tr><tr><td><ul>{nav}</ul></td></tr></table>", self.name);
             }
         }
-        let _ = write!(html, "<div class=\"page\"><article><h1>{title}</h1>\n");
+        let _ = writeln!(html, "<div class=\"page\"><article><h1>{title}</h1>");
         for _ in 0..3 + rng.below(6) {
             let paragraph: Vec<String> =
                 (0..2 + rng.below(4)).map(|_| sentence(&mut rng)).collect();
-            let _ = write!(html, "<p>{}</p>\n", paragraph.join(" "));
+            let _ = writeln!(html, "<p>{}</p>", paragraph.join(" "));
         }
         html.push_str("</article>\n<div class=\"related\"><h3>Related</h3><ul>");
         for _ in 0..3 {
