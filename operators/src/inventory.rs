@@ -178,6 +178,9 @@ pub fn inspect_file(
                     done.pages += 1;
                     done.html_bytes += page.body_bytes as u64;
                     if parse {
+                        // The whole per-page pipeline runs, hashes included, so that inspect's
+                        // throughput is the foundation's and any input that would break a later
+                        // stage shows up here first; the hashes themselves are not kept.
                         let dom = crate::dom::parse(&page.html, limits.max_dom_depth);
                         let subtrees = crate::subtree::summarize(&dom, &page.host);
                         std::hint::black_box(&subtrees);

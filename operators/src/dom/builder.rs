@@ -61,6 +61,9 @@ struct BuildNode {
     last_child: u32,
     prev: u32,
     next: u32,
+    /// Depth when last attached; only the depth guard reads it, so depths left stale by
+    /// moving a subtree do no harm.
+    depth: u32,
 }
 
 impl BuildNode {
@@ -72,15 +75,13 @@ impl BuildNode {
             last_child: NONE,
             prev: NONE,
             next: NONE,
+            depth: 0,
         }
     }
 }
 
 struct Builder {
     nodes: RefCell<Vec<BuildNode>>,
-    /// Depth at which each node was last attached; only the depth guard reads it, so depths
-    /// left stale by moving a subtree do no harm.
-    depths: RefCell<Vec<u32>>,
     max_depth: Cell<u32>,
     parse_errors: Cell<u32>,
 }
@@ -89,7 +90,6 @@ impl Default for Builder {
     fn default() -> Self {
         Builder {
             nodes: RefCell::new(vec![BuildNode::new(Data::Document)]),
-            depths: RefCell::new(vec![0]),
             max_depth: Cell::new(0),
             parse_errors: Cell::new(0),
         }
@@ -118,14 +118,13 @@ impl Builder {
     fn push(&self, data: Data) -> u32 {
         let mut nodes = self.nodes.borrow_mut();
         nodes.push(BuildNode::new(data));
-        self.depths.borrow_mut().push(0);
         (nodes.len() - 1) as u32
     }
 
     fn note_depth(&self, child: u32, parent: u32) {
-        let mut depths = self.depths.borrow_mut();
-        let depth = depths[parent as usize] + 1;
-        depths[child as usize] = depth;
+        let mut nodes = self.nodes.borrow_mut();
+        let depth = nodes[parent as usize].depth + 1;
+        nodes[child as usize].depth = depth;
         if depth > self.max_depth.get() {
             self.max_depth.set(depth);
         }

@@ -297,17 +297,17 @@ fn read_segment<B: BufRead, F: FnMut(ReadItem)>(
 ) -> SegmentEnd {
     let mut header = Vec::with_capacity(1024);
     loop {
-        let record_start = input.pos;
+        let search_start = input.pos;
         let abandon = |error, head| SegmentEnd::Abandoned {
             error,
             head,
-            at: record_start,
+            at: search_start,
         };
         header.clear();
         // Find the version line, skipping the blank lines that end the previous record and
         // reporting anything else as garbage.
         let mut garbage_from = None;
-        loop {
+        let record_start = loop {
             let line_start = input.pos;
             header.clear();
             let end = match read_line_capped(input, &mut header, MAX_HEADER_BYTES) {
@@ -323,7 +323,7 @@ fn read_segment<B: BufRead, F: FnMut(ReadItem)>(
                         format!("{} bytes between records", line_start - from),
                     );
                 }
-                break;
+                break line_start;
             }
             let blank = header.is_empty() || is_blank_line(&header);
             if !blank && garbage_from.is_none() {
@@ -343,8 +343,7 @@ fn read_segment<B: BufRead, F: FnMut(ReadItem)>(
                 }
                 return SegmentEnd::Clean;
             }
-        }
-        let record_start = input.pos - header.len() as u64;
+        };
         let position = place(record_start);
 
         // The rest of the header block, up to its blank line.
