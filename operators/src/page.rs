@@ -148,108 +148,108 @@ pub fn to_page(record: Record, limits: &Limits) -> (Envelope, Outcome) {
 fn classify(record: Record, limits: &Limits, envelope: &mut Envelope) -> Outcome {
     let head = &record.head;
     let skipped = |reason, detail: String| Outcome::Skipped { reason, detail };
-    let (http_status, content_type, body): (Option<u16>, Option<String>, Cow<'_, [u8]>) =
-        match head.record_type {
-            RecordType::Response => {
-                if !head
-                    .content_type
-                    .as_deref()
-                    .is_none_or(|t| http::mime_type(t).starts_with("application/http"))
-                {
-                    return skipped(
-                        SkipReason::NotHtml,
-                        format!("response block is {:?}, not HTTP", head.content_type),
-                    );
-                }
-                let (http_head, body) = match http::parse_response(&record.block) {
-                    Ok(parsed) => parsed,
-                    Err(detail) => {
-                        return Outcome::Error {
-                            kind: ErrorKind::BadHttp,
-                            detail,
-                        }
-                    }
-                };
-                envelope.http_status = Some(http_head.status);
-                envelope.mime_type = http_head.content_type.as_deref().map(http::mime_type);
-                if http_head.status != 200 {
-                    return skipped(SkipReason::HttpStatus, http_head.status.to_string());
-                }
-                let mime = http_head
-                    .content_type
-                    .as_deref()
-                    .map(http::mime_type)
-                    .or_else(|| head.identified_payload_type.as_deref().map(http::mime_type));
-                if !may_be_html(mime.as_deref()) {
-                    return skipped(SkipReason::NotHtml, mime.unwrap_or_default());
-                }
-                let mut body = Cow::Borrowed(body);
-                let mut chunking_cut = false;
-                if http_head
-                    .transfer_encoding
-                    .as_deref()
-                    .is_some_and(|t| t.contains("chunked"))
-                {
-                    if let Some((dechunked, cut)) = http::dechunk(&body) {
-                        body = Cow::Owned(dechunked);
-                        chunking_cut = cut;
-                    }
-                }
-                let decoded = match http::decode_content(
-                    http_head.content_encoding.as_deref(),
-                    &body,
-                    limits.max_page_bytes,
-                    limits.max_decompression_ratio,
-                ) {
-                    Ok(decoded) => decoded,
-                    Err(http::DecodeError::Unsupported(name)) => {
-                        return skipped(SkipReason::UnsupportedContentEncoding, name)
-                    }
-                    Err(http::DecodeError::Corrupt(detail)) => {
-                        return Outcome::Error {
-                            kind: ErrorKind::BadContentEncoding,
-                            detail,
-                        }
-                    }
-                    Err(http::DecodeError::RatioExceeded { input, limit }) => {
-                        return Outcome::Error {
-                            kind: ErrorKind::DecompressionLimit,
-                            detail: format!("{input} encoded bytes expand past {limit}"),
-                        }
-                    }
-                };
-                let truncated = decoded.truncated;
-                let body = decoded.body;
-                let truncation = if truncated {
-                    Some(Truncation::BodyLimit)
-                } else if chunking_cut {
-                    Some(Truncation::Chunking)
-                } else {
-                    None
-                };
-                return decode_page(
-                    &record,
-                    Some(http_head.status),
-                    http_head.content_type,
-                    body,
-                    truncation,
+    match head.record_type {
+        RecordType::Response => {
+            if !head
+                .content_type
+                .as_deref()
+                .is_none_or(|t| http::mime_type(t).starts_with("application/http"))
+            {
+                return skipped(
+                    SkipReason::NotHtml,
+                    format!("response block is {:?}, not HTTP", head.content_type),
                 );
             }
-            RecordType::Resource => {
-                let mime = head.content_type.as_deref().map(http::mime_type);
-                envelope.mime_type = mime.clone();
-                if !may_be_html(mime.as_deref()) {
-                    return skipped(SkipReason::NotHtml, mime.unwrap_or_default());
+            let (http_head, body) = match http::parse_response(&record.block) {
+                Ok(parsed) => parsed,
+                Err(detail) => {
+                    return Outcome::Error {
+                        kind: ErrorKind::BadHttp,
+                        detail,
+                    }
                 }
-                (
-                    None,
-                    head.content_type.clone(),
-                    Cow::Borrowed(&record.block[..]),
-                )
+            };
+            envelope.http_status = Some(http_head.status);
+            envelope.mime_type = http_head.content_type.as_deref().map(http::mime_type);
+            if http_head.status != 200 {
+                return skipped(SkipReason::HttpStatus, http_head.status.to_string());
             }
-            ref other => return skipped(SkipReason::RecordType, other.to_string()),
-        };
-    decode_page(&record, http_status, content_type, body, None)
+            let mime = http_head
+                .content_type
+                .as_deref()
+                .map(http::mime_type)
+                .or_else(|| head.identified_payload_type.as_deref().map(http::mime_type));
+            if !may_be_html(mime.as_deref()) {
+                return skipped(SkipReason::NotHtml, mime.unwrap_or_default());
+            }
+            let mut body = Cow::Borrowed(body);
+            let mut chunking_cut = false;
+            if http_head
+                .transfer_encoding
+                .as_deref()
+                .is_some_and(|t| t.contains("chunked"))
+            {
+                if let Some((dechunked, cut)) = http::dechunk(&body) {
+                    body = Cow::Owned(dechunked);
+                    chunking_cut = cut;
+                }
+            }
+            let decoded = match http::decode_content(
+                http_head.content_encoding.as_deref(),
+                &body,
+                limits.max_page_bytes,
+                limits.max_decompression_ratio,
+            ) {
+                Ok(decoded) => decoded,
+                Err(http::DecodeError::Unsupported(name)) => {
+                    return skipped(SkipReason::UnsupportedContentEncoding, name)
+                }
+                Err(http::DecodeError::Corrupt(detail)) => {
+                    return Outcome::Error {
+                        kind: ErrorKind::BadContentEncoding,
+                        detail,
+                    }
+                }
+                Err(http::DecodeError::RatioExceeded { input, limit }) => {
+                    return Outcome::Error {
+                        kind: ErrorKind::DecompressionLimit,
+                        detail: format!("{input} encoded bytes expand past {limit}"),
+                    }
+                }
+            };
+            let truncated = decoded.truncated;
+            let body = decoded.body;
+            let truncation = if truncated {
+                Some(Truncation::BodyLimit)
+            } else if chunking_cut {
+                Some(Truncation::Chunking)
+            } else {
+                None
+            };
+            decode_page(
+                &record,
+                Some(http_head.status),
+                http_head.content_type,
+                body,
+                truncation,
+            )
+        }
+        RecordType::Resource => {
+            let mime = head.content_type.as_deref().map(http::mime_type);
+            envelope.mime_type = mime.clone();
+            if !may_be_html(mime.as_deref()) {
+                return skipped(SkipReason::NotHtml, mime.unwrap_or_default());
+            }
+            decode_page(
+                &record,
+                None,
+                head.content_type.clone(),
+                Cow::Borrowed(&record.block[..]),
+                None,
+            )
+        }
+        ref other => skipped(SkipReason::RecordType, other.to_string()),
+    }
 }
 
 fn decode_page(

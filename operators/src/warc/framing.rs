@@ -345,6 +345,11 @@ fn read_segment<B: BufRead, F: FnMut(ReadItem)>(
             }
         };
         let position = place(record_start);
+        let abandon_record = |error, head: Option<RecordHead>| SegmentEnd::Abandoned {
+            error,
+            head: head.map(Box::new),
+            at: record_start,
+        };
 
         // The rest of the header block, up to its blank line.
         let complete = loop {
@@ -354,13 +359,7 @@ fn read_segment<B: BufRead, F: FnMut(ReadItem)>(
                 Ok(LineEnd::Newline) => {}
                 Ok(LineEnd::Eof) => break Err(ReadErrorKind::TruncatedRecord),
                 Ok(LineEnd::TooLong) => break Err(ReadErrorKind::BadHeader),
-                Err(e) => {
-                    return SegmentEnd::Abandoned {
-                        error: e,
-                        head: None,
-                        at: record_start,
-                    }
-                }
+                Err(e) => return abandon_record(e, None),
             }
         };
         if let Err(kind) = complete {
@@ -385,24 +384,12 @@ fn read_segment<B: BufRead, F: FnMut(ReadItem)>(
         let mut block = Vec::with_capacity(keep.min(1 << 20));
         let kept = match input.by_ref().take(keep as u64).read_to_end(&mut block) {
             Ok(n) => n as u64,
-            Err(e) => {
-                return SegmentEnd::Abandoned {
-                    error: e,
-                    head: Some(Box::new(head)),
-                    at: record_start,
-                }
-            }
+            Err(e) => return abandon_record(e, Some(head)),
         };
         let skipped = if kept == keep as u64 && declared > kept {
             match io::copy(&mut input.by_ref().take(declared - kept), &mut io::sink()) {
                 Ok(n) => n,
-                Err(e) => {
-                    return SegmentEnd::Abandoned {
-                        error: e,
-                        head: Some(Box::new(head)),
-                        at: record_start,
-                    }
-                }
+                Err(e) => return abandon_record(e, Some(head)),
             }
         } else {
             0
