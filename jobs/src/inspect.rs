@@ -76,6 +76,7 @@ pub fn run(args: &InspectArgs) -> Result<ExitCode, String> {
             .collect();
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
+    let seconds = start.elapsed().as_secs_f64();
     drop(reporter);
     if results.len() != workers {
         return Err("a worker thread panicked".to_string());
@@ -87,7 +88,6 @@ pub fn run(args: &InspectArgs) -> Result<ExitCode, String> {
         failed.extend(part_failed.iter().cloned());
     }
     failed.sort();
-    let seconds = start.elapsed().as_secs_f64();
     let report = Report {
         inventory: &inventory,
         seconds,

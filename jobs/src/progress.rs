@@ -42,6 +42,8 @@ impl Drop for Reporter {
     fn drop(&mut self) {
         self.counters.done.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
+            // Wake it from its wait so the command does not linger after the work is done.
+            thread.thread().unpark();
             let _ = thread.join();
         }
     }
@@ -68,7 +70,7 @@ fn report(counters: &Counters, total_bytes: u64) {
     };
     let mut last_log = Instant::now();
     while !counters.done.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::park_timeout(Duration::from_millis(100));
         if last_log.elapsed() < tick {
             continue;
         }
