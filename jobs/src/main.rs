@@ -2,10 +2,13 @@
 //! `stencil-operators`.
 
 mod bench;
+mod cluster;
 mod files;
 mod inspect;
 mod progress;
+mod site;
 mod synth;
+mod tables;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,11 +41,19 @@ enum Command {
     /// HTML to arena, hashes) on the pages of WARC files. Prints a Markdown table.
     #[command(after_help = "Example:\n  stencil bench bench.warc.gz --rounds 3")]
     Bench(BenchArgs),
+    /// Find site-level templates (SiteLevel(θ)) on a timely cluster and write the tables
+    /// site_templates, hosts and training (labelled DOM nodes) as Parquet.
+    #[command(after_help = "Examples:\n  \
+        stencil site crawl/ --out site-out -w 2\n  \
+        stencil site crawl/ --out site-out --labels kolcz\n  \
+        stencil site crawl/ --out shared/site-out -n 2 -p 0 --hostfile hosts.txt   (and -p 1 on the other machine)")]
+    Site(site::SiteArgs),
     /// Write a deterministic synthetic crawl (many hosts, each with its own template) as a
     /// Common-Crawl-style .warc.gz.
     #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
     Synth(SynthArgs),
-    /// Generate a small synthetic crawl and inspect it: the quickest look at what Stencil does.
+    /// Generate a small synthetic crawl, inspect it and find its site-level templates: the
+    /// quickest look at what Stencil does.
     #[command(after_help = "Example:\n  stencil demo --dir stencil-demo")]
     Demo(DemoArgs),
 }
@@ -141,6 +152,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Inspect(args) => inspect::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Site(args) => site::run(&args),
         Command::Synth(args) => synth::run(&args),
         Command::Demo(args) => synth::demo(&args),
     };

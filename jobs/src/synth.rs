@@ -1,17 +1,32 @@
-//! `stencil synth` and `stencil demo`: a synthetic crawl written as a Common-Crawl-style WARC,
-//! and the one-command tour that generates one and inspects it.
+//! `stencil synth` and `stencil demo`: a synthetic crawl written as a Common-Crawl-style WARC
+//! with its gold, and the one-command tour that generates one, inspects it and finds its
+//! site-level templates.
 
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use stencil_operators::synth;
 use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
 
-use crate::{inspect, DemoArgs, InspectArgs, SynthArgs};
+use stencil_operators::site_level::Params;
 
-/// Writes the crawl to `out` (a temporary name first, renamed when complete).
+use crate::{inspect, site, DemoArgs, InspectArgs, SynthArgs};
+
+/// Where the gold of a crawl written to `out` goes: `crawl.warc.gz` → `crawl.gold.jsonl`.
+pub fn gold_path(out: &Path) -> PathBuf {
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("crawl");
+    let stem = name
+        .strip_suffix(".warc.gz")
+        .or_else(|| name.strip_suffix(".warc"))
+        .unwrap_or(name);
+    out.with_file_name(format!("{stem}.gold.jsonl"))
+}
+
+/// Writes the crawl to `out` (a temporary name first, renamed when complete) and its gold to
+/// [`gold_path`]: one JSON line per page, `{"url": …, "template": ["1/0", …]}`, the element
+/// paths of the template blocks (see `stencil_operators::synth::SynthPage::template_paths`).
 pub fn write(out: &Path, hosts: usize, pages: usize, seed: u64) -> Result<usize, String> {
     let fail = |e: std::io::Error| format!("{}: {e}", out.display());
     let partial = out.with_extension("partial");
@@ -29,6 +44,16 @@ pub fn write(out: &Path, hosts: usize, pages: usize, seed: u64) -> Result<usize,
         })
         .map_err(fail)?;
     let crawl = synth::crawl(hosts, pages, seed);
+    let gold_out = gold_path(out);
+    let gold: String = crawl
+        .iter()
+        .map(|page| {
+            serde_json::json!({"url": page.url, "template": page.template_path_strings()})
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    std::fs::write(&gold_out, gold).map_err(|e| format!("{}: {e}", gold_out.display()))?;
     for page in &crawl {
         let block = http_response(
             200,
@@ -55,9 +80,10 @@ pub fn write(out: &Path, hosts: usize, pages: usize, seed: u64) -> Result<usize,
 pub fn run(args: &SynthArgs) -> Result<ExitCode, String> {
     let written = write(&args.out, args.hosts, args.pages, args.seed)?;
     eprintln!(
-        "wrote {written} pages of {} hosts to {}",
+        "wrote {written} pages of {} hosts to {} (gold: {})",
         args.hosts,
-        args.out.display()
+        args.out.display(),
+        gold_path(&args.out).display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -67,14 +93,38 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
     let crawl = args.dir.join("synthetic.warc.gz");
     let written = write(&crawl, 20, 30, 1)?;
     println!(
-        "generated {written} pages of 20 hosts: {}\n",
-        crawl.display()
+        "generated {written} pages of 20 hosts: {} (gold: {})\n",
+        crawl.display(),
+        gold_path(&crawl).display()
     );
     inspect::run(&InspectArgs {
-        paths: vec![crawl],
+        paths: vec![crawl.clone()],
         workers: 1,
         json: false,
         no_parse: false,
         limits: crate::LimitArgs::defaults(),
-    })
+    })?;
+    let out = args.dir.join("site");
+    println!("\nsite-level templates (stencil site, 2 workers):");
+    let code = site::run(&site::SiteArgs {
+        paths: vec![crawl],
+        out: out.clone(),
+        labels: site::LabelArg::Paper,
+        theta: Params::default().theta,
+        min_host_pages: Params::default().min_host_pages,
+        host_sample: Params::default().host_sample,
+        no_training: false,
+        cluster: crate::cluster::ClusterArgs {
+            workers: 2,
+            processes: 1,
+            process: 0,
+            hostfile: None,
+        },
+        limits: crate::LimitArgs::defaults(),
+    })?;
+    println!(
+        "tables: {}/{{site_templates,hosts,training}}/part-*.parquet",
+        out.display()
+    );
+    Ok(code)
 }

@@ -75,11 +75,19 @@ fn a_missing_file_fails_and_says_which() {
 }
 
 #[test]
-fn demo_generates_a_crawl_and_inspects_it() {
+fn demo_generates_a_crawl_inspects_it_and_finds_its_templates() {
     let dir = std::env::temp_dir().join(format!("stencil-demo-{}", std::process::id()));
     let stdout = run_ok(&["demo", "--dir"], &dir);
     let text = String::from_utf8_lossy(&stdout);
     assert!(text.contains("generated 600 pages of 20 hosts"), "{text}");
     assert!(text.contains("pages            600"), "{text}");
+    for table in ["site_templates", "hosts", "training"] {
+        for part in ["part-00000.parquet", "part-00001.parquet"] {
+            assert!(
+                dir.join("site").join(table).join(part).is_file(),
+                "{table}/{part}"
+            );
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

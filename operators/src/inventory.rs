@@ -156,16 +156,52 @@ pub struct Progress {
     pub html_bytes: u64,
 }
 
-/// Reads one WARC file end to end — frame, classify, decode, and (if `parse`) build the DOM
-/// and its subtree hashes — and counts every outcome. `progress` is called after each record.
+/// Reads one WARC file, accounts for every record (and unreadable stretch) in `inventory`, and
+/// hands each page to `visit` with its DOM. `progress` is called after each record. This is the
+/// one read loop every job shares, so that no job can lose a record silently.
+pub fn for_each_page(
+    path: &std::path::Path,
+    limits: &crate::warc::Limits,
+    inventory: &mut Inventory,
+    visit: impl FnMut(&Page, &Dom),
+    progress: impl FnMut(Progress),
+) -> std::io::Result<()> {
+    read_accounted(path, limits, inventory, Some(visit), progress)
+}
+
+/// Reads one WARC file and counts what it holds. With `parse`, every page goes through the
+/// whole per-page pipeline of the foundation — DOM and subtree hashes — so that inspect's
+/// throughput is the foundation's and any input that would break a later stage shows up here
+/// first; the hashes themselves are not kept.
 pub fn inspect_file(
     path: &std::path::Path,
     limits: &crate::warc::Limits,
     parse: bool,
-    mut progress: impl FnMut(Progress),
+    progress: impl FnMut(Progress),
 ) -> std::io::Result<Inventory> {
-    use crate::warc::ReadItem;
     let mut inventory = Inventory::default();
+    let hash = |page: &Page, dom: &Dom| {
+        std::hint::black_box(crate::subtree::summarize(dom, &page.host));
+    };
+    read_accounted(
+        path,
+        limits,
+        &mut inventory,
+        parse.then_some(hash),
+        progress,
+    )?;
+    Ok(inventory)
+}
+
+/// The read loop; pages are parsed only when there is a `visit`.
+fn read_accounted(
+    path: &std::path::Path,
+    limits: &crate::warc::Limits,
+    inventory: &mut Inventory,
+    mut visit: Option<impl FnMut(&Page, &Dom)>,
+    mut progress: impl FnMut(Progress),
+) -> std::io::Result<()> {
+    use crate::warc::ReadItem;
     let mut done = Progress::default();
     let summary = crate::warc::read_file(path, limits, |item| {
         match item {
@@ -177,14 +213,10 @@ pub fn inspect_file(
                 if let Outcome::Page(page) = &outcome {
                     done.pages += 1;
                     done.html_bytes += page.body_bytes as u64;
-                    if parse {
-                        // The whole per-page pipeline runs, hashes included, so that inspect's
-                        // throughput is the foundation's and any input that would break a later
-                        // stage shows up here first; the hashes themselves are not kept.
+                    if let Some(visit) = visit.as_mut() {
                         let dom = crate::dom::parse(&page.html, limits.max_dom_depth);
-                        let subtrees = crate::subtree::summarize(&dom, &page.host);
-                        std::hint::black_box(&subtrees);
                         inventory.add_dom(page, &dom);
+                        visit(page, &dom);
                     }
                 }
             }
@@ -196,5 +228,5 @@ pub fn inspect_file(
         progress(done);
     })?;
     inventory.add_file(&summary);
-    Ok(inventory)
+    Ok(())
 }

@@ -8,14 +8,15 @@
 //!   engines emit them differently from page to page.
 //! - **Case** is folded (lower case): CSS `text-transform` makes case a styling choice, and the
 //!   same menu entry appears as "Home" and "HOME" in one site's templates.
-//! - **Digit runs** fold to a single `0`: headers and footers carry dates, copyright years,
-//!   cart counts and "N comments" that change from page to page or night to night without the
-//!   block ceasing to be the same template. The cost is that "Page 2" and "Page 3" hash alike,
-//!   which is what a template detector wants anyway.
+//! - **Digits are kept.** Folding digit runs would let a header survive a date change, but it
+//!   also makes every `ISBN: 978…`, price, score and date line of a site one block, and
+//!   SiteLevel(θ) then calls those data values templates (on a book shop, every page's ISBN
+//!   was). Losing content costs more than missing a template: the header whose date changes
+//!   still has its menu and logo found as templates one level down.
 //! - Punctuation and letters are otherwise kept: a one-word change is a different block.
 //!
-//! Character and word counts are of the whitespace-collapsed text (before case and digit
-//! folding), i.e. what a reader sees.
+//! Character and word counts are of the whitespace-collapsed text (before case folding),
+//! i.e. what a reader sees.
 
 /// What the reader sees of a piece of text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,7 +34,6 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
     // Pending separator: a space is only written between two words.
     let mut in_word = false;
     let mut pending_space = false;
-    let mut in_digits = false;
     let mut utf8 = [0u8; 4];
     for c in text.chars() {
         if c.is_whitespace() {
@@ -41,7 +41,6 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
                 pending_space = true;
                 in_word = false;
             }
-            in_digits = false;
             continue;
         }
         if pending_space {
@@ -55,23 +54,8 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
         }
         measure.chars += 1;
         if c.is_ascii() {
-            let b = c as u8;
-            if b.is_ascii_digit() {
-                if !in_digits {
-                    out.push(b'0');
-                    in_digits = true;
-                }
-                continue;
-            }
-            in_digits = false;
-            out.push(b.to_ascii_lowercase());
-        } else if c.is_numeric() {
-            if !in_digits {
-                out.push(b'0');
-                in_digits = true;
-            }
+            out.push((c as u8).to_ascii_lowercase());
         } else {
-            in_digits = false;
             for lower in c.to_lowercase() {
                 out.extend_from_slice(lower.encode_utf8(&mut utf8).as_bytes());
             }
@@ -109,9 +93,9 @@ mod tests {
     }
 
     #[test]
-    fn collapses_whitespace_folds_case_and_digits() {
+    fn collapses_whitespace_and_folds_case_but_keeps_digits() {
         let (text, measure) = norm("\n   Home\u{a0}\t|  NEWS  ©2026 Acme  ");
-        assert_eq!(text, "home | news ©0 acme");
+        assert_eq!(text, "home | news ©2026 acme");
         assert_eq!(
             measure,
             TextMeasure {
@@ -119,7 +103,7 @@ mod tests {
                 words: 5
             }
         );
-        assert_eq!(norm("Ünïcode ÄÖ 12.5").0, "ünïcode äö 0.0");
+        assert_eq!(norm("Ünïcode ÄÖ 12.5").0, "ünïcode äö 12.5");
         assert_eq!(norm(" \n\t ").1, TextMeasure::default());
     }
 

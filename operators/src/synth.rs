@@ -2,7 +2,8 @@
 //! sidebar, footer, cookie bar) around per-page articles and per-page "related" lists.
 //!
 //! They give every command a default input on a machine without crawl data, and tests a
-//! crawl whose structure is known. They are no substitute for real pages: real templates vary
+//! crawl whose structure is known: every page comes with its gold, the element paths of the
+//! blocks that are template (see [`SynthPage::template_paths`]). They are no substitute for real pages: real templates vary
 //! far more in markup than this generator does.
 
 use std::fmt::Write as _;
@@ -104,6 +105,46 @@ const SECTIONS: &[&str] = &[
 pub struct SynthPage {
     pub url: String,
     pub html: String,
+    /// The gold: roots of the template blocks, each an element path from `<html>` (element
+    /// children only, 0-based: `[1, 0]` is the first element of `<body>`). Everything inside
+    /// a root is template; every other element of the body is not.
+    pub template_paths: Vec<Vec<usize>>,
+}
+
+impl SynthPage {
+    /// The gold paths as written to gold files: `"1/0"` for `[1, 0]`.
+    pub fn template_path_strings(&self) -> Vec<String> {
+        self.template_paths
+            .iter()
+            .map(|path| {
+                path.iter()
+                    .map(|step| step.to_string())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .collect()
+    }
+}
+
+/// Element paths (see [`SynthPage::template_paths`]) of every node of `dom`: what the gold
+/// is matched against. Text and other non-element nodes get their parent's path.
+pub fn element_paths(dom: &crate::dom::Dom) -> Vec<Vec<usize>> {
+    let mut paths: Vec<Vec<usize>> = vec![Vec::new(); dom.len()];
+    let mut next_child = vec![0usize; dom.len()];
+    for i in 0..dom.len() {
+        let Some(parent) = dom.parent(i) else {
+            continue;
+        };
+        let mut path = paths[parent].clone();
+        // Below the document node the path starts at <html>, which is not itself a step.
+        let is_html = dom.parent(parent).is_none();
+        if dom.element(i).is_some() && !is_html {
+            path.push(next_child[parent]);
+            next_child[parent] += 1;
+        }
+        paths[i] = path;
+    }
+    paths
 }
 
 fn sentence(rng: &mut SplitMix) -> String {
@@ -188,17 +229,21 @@ impl Template {
             .collect();
         match self.style {
             0 => {
-                let _ = writeln!(html, "<header id=\"top\"><a class=\"logo\" href=\"/\">{}</a><nav><ul class=\"menu\">{nav}</ul></nav></header>", self.name);
+                let _ = writeln!(html, "<header id=\"top\"><a class=\"logo\" href=\"/\">{}</a><nav><ul class=\"menu\">{nav}</ul></nav><div class=\"ad-slot\" data-slot=\"top\"></div></header>", self.name);
             }
             1 => {
                 let _ = write!(html, "<div id=\"header\"><div class=\"brand\"><a href=\"/\"><img src=\"/logo.png\" alt=\"{}\"></a></div>\n<ul id=\"nav\">{nav}</ul></div>\n", self.name);
             }
             _ => {
-                let _ = writeln!(html, "<table class=\"masthead\"><tr><td><b>{}</b></td></tr><tr><td><ul>{nav}</ul></td></tr></table>", self.name);
+                let _ = writeln!(html, "<table class=\"masthead\"><tbody><tr><td><b>{}</b></td></tr><tr><td><ul>{nav}</ul></td></tr></tbody></table>", self.name);
             }
         }
         let _ = writeln!(html, "<div class=\"page\"><article><h1>{title}</h1>");
-        for _ in 0..3 + rng.below(6) {
+        for paragraph_index in 0..3 + rng.below(6) {
+            if paragraph_index == 2 {
+                // An ad slot inside the article: template nested in content.
+                html.push_str("<div class=\"ad-inline\"><small>Advertisement</small></div>\n");
+            }
             let paragraph: Vec<String> =
                 (0..2 + rng.below(4)).map(|_| sentence(&mut rng)).collect();
             let _ = writeln!(html, "<p>{}</p>", paragraph.join(" "));
@@ -223,7 +268,22 @@ impl Template {
              <a href=\"https://social.example/{}\">Follow us</a></footer>\n</body></html>\n",
             self.name, self.host
         );
-        SynthPage { url, html }
+        // Body: cookie bar, header, div.page (article, related, aside), footer. In the article
+        // the ad slot is the 4th element (after the h1 and two paragraphs); in the related
+        // list only the heading repeats.
+        let template_paths = vec![
+            vec![1, 0],
+            vec![1, 1],
+            vec![1, 2, 0, 3],
+            vec![1, 2, 1, 0],
+            vec![1, 2, 2],
+            vec![1, 3],
+        ];
+        SynthPage {
+            url,
+            html,
+            template_paths,
+        }
     }
 }
 
@@ -262,5 +322,27 @@ mod tests {
         let footer = |html: &str| html[html.find("<footer>").unwrap()..].to_string();
         assert_eq!(footer(&a[0].html), footer(&a[3].html));
         assert_ne!(a[0].html, a[3].html);
+    }
+
+    #[test]
+    fn gold_paths_name_the_template_blocks() {
+        for page in crawl(3, 2, 1) {
+            let dom = crate::dom::parse(&page.html, 256);
+            let paths = element_paths(&dom);
+            let at = |path: &[usize]| {
+                (0..dom.len())
+                    .find(|&i| dom.element(i).is_some() && paths[i] == path)
+                    .map(|i| dom.path(i))
+                    .unwrap_or_default()
+            };
+            let found: Vec<String> = page.template_paths.iter().map(|p| at(p)).collect();
+            assert!(found[0].ends_with("body>div.cookie-bar"), "{found:?}");
+            assert!(found[1].starts_with("html>body>") && !found[1].contains(">div.page"));
+            assert!(found[2].ends_with("article>div.ad-inline"), "{found:?}");
+            assert!(found[3].ends_with("div.related>h3"), "{found:?}");
+            assert!(found[4].ends_with("div.page>aside.sidebar"), "{found:?}");
+            assert!(found[5].ends_with("body>footer"), "{found:?}");
+            assert_eq!(page.template_path_strings()[3], "1/2/1/0");
+        }
     }
 }

@@ -26,6 +26,65 @@ pub fn records() -> SchemaRef {
     ]))
 }
 
+/// `site_templates`: one row per (host, fingerprint) that SiteLevel(θ) found to be a template.
+/// `path` and `text_sample` describe one occurrence: the first in document order on the
+/// sampled page with the smallest URL key, so every run picks the same one.
+pub fn site_templates() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("host", DataType::Utf8, false),
+        Field::new("hash", DataType::UInt64, false),
+        Field::new("pages_with", DataType::UInt32, false),
+        Field::new("pages_sampled", DataType::UInt32, false),
+        Field::new("fraction", DataType::Float64, false),
+        Field::new("path", DataType::Utf8, false),
+        Field::new("text_sample", DataType::Utf8, false),
+        Field::new("url", DataType::Utf8, false),
+    ]))
+}
+
+/// `hosts`: one row per host seen in the input, labelled or not (`labelled` false and
+/// `reason` set when the host had too few pages).
+pub fn hosts() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("host", DataType::Utf8, false),
+        Field::new("pages", DataType::UInt64, false),
+        Field::new("pages_sampled", DataType::UInt32, false),
+        Field::new("labelled", DataType::Boolean, false),
+        Field::new("reason", DataType::Utf8, true),
+        Field::new("min_count", DataType::UInt32, false),
+        Field::new("template_hashes", DataType::UInt64, false),
+        Field::new("pages_with_text", DataType::UInt64, false),
+        Field::new("mean_templated_fraction", DataType::Float64, true),
+        Field::new("median_templated_fraction", DataType::Float64, true),
+    ]))
+}
+
+/// `training`: one row per labelled DOM node, with the node aggregates of
+/// `stencil_operators::subtree::Subtree`.
+pub fn training() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("url", DataType::Utf8, false),
+        Field::new("host", DataType::Utf8, false),
+        Field::new("node", DataType::UInt32, false),
+        Field::new("path", DataType::Utf8, false),
+        Field::new("tag", DataType::Utf8, false),
+        Field::new("depth", DataType::UInt32, false),
+        Field::new("label", DataType::Utf8, false),
+        Field::new("scheme", DataType::Utf8, false),
+        Field::new("content_hash", DataType::UInt64, false),
+        Field::new("structure_hash", DataType::UInt64, false),
+        Field::new("text_chars", DataType::UInt32, false),
+        Field::new("words", DataType::UInt32, false),
+        Field::new("links", DataType::UInt32, false),
+        Field::new("anchor_text_chars", DataType::UInt32, false),
+        Field::new("intra_host_links", DataType::UInt32, false),
+        Field::new("images", DataType::UInt32, false),
+        Field::new("descendants", DataType::UInt32, false),
+        Field::new("html_bytes", DataType::UInt32, false),
+        Field::new("text_start", DataType::UInt32, false),
+    ]))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1,5 +1,7 @@
 //! Helpers shared by the workspace integration tests.
 
+pub mod gold;
+
 use std::io::{BufReader, Cursor, Write};
 use std::path::PathBuf;
 
@@ -140,4 +142,79 @@ pub fn page_html(read: ReadBack, limits: &Limits) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// SiteLevel(θ) over WARC files as `stencil site` computes it — a first pass that learns each
+/// host's model, a second that looks at every page against it — without the dataflow. `visit`
+/// gets each page of the second pass with its DOM, subtree sums, inside-template mask and
+/// host model.
+pub fn site_level_over(
+    files: &[PathBuf],
+    params: &stencil_operators::site_level::Params,
+    kind: stencil_operators::site_level::Fingerprints,
+    mut visit: impl FnMut(
+        &stencil_operators::page::Page,
+        &stencil_operators::dom::Dom,
+        &[stencil_operators::subtree::Subtree],
+        &[bool],
+        &stencil_operators::site_level::HostModel,
+    ),
+) {
+    use stencil_operators::inventory::{for_each_page, Inventory};
+    use stencil_operators::site_level::{self as sl, PageFingerprints};
+    use stencil_operators::subtree::summarize;
+    let limits = Limits::default();
+    let mut inventory = Inventory::default();
+    let mut pages = Vec::new();
+    for file in files {
+        for_each_page(
+            file,
+            &limits,
+            &mut inventory,
+            |page, dom| {
+                let sums = summarize(dom, &page.host);
+                pages.push(PageFingerprints {
+                    host: sl::site_of(&page.host).to_string(),
+                    url_key: sl::url_key(&page.url),
+                    fingerprints: sl::fingerprints(dom, &sums, kind),
+                });
+            },
+            |_| {},
+        )
+        .expect("readable test WARC");
+    }
+    let models = sl::learn(pages, params, kind);
+    for file in files {
+        for_each_page(
+            file,
+            &limits,
+            &mut inventory,
+            |page, dom| {
+                let model = &models[sl::site_of(&page.host)];
+                let sums = summarize(dom, &page.host);
+                let roots = sl::template_roots(dom, &sums, model, kind);
+                let inside = sl::inside_templates(dom, &roots);
+                visit(page, dom, &sums, &inside, model);
+            },
+            |_| {},
+        )
+        .expect("readable test WARC");
+    }
+}
+
+/// Writes `pages` (URL, raw bytes) as a Common-Crawl-style WARC in a temporary folder.
+pub fn warc_file(name: &str, pages: &[(&str, &[u8])]) -> PathBuf {
+    let test_pages: Vec<TestPage<'_>> = pages
+        .iter()
+        .map(|(url, body)| TestPage {
+            url,
+            headers: vec![("Content-Type", "text/html")],
+            body: body.to_vec(),
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("stencil-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, build_warc(&test_pages, true)).expect("write test WARC");
+    path
 }

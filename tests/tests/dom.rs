@@ -131,12 +131,13 @@ fn header_hash(html: &str) -> Subtree {
 #[test]
 fn the_same_header_on_two_pages_has_the_same_hash() {
     let one = header_hash(&page(HEADER, "Storm hits the coast"));
-    // Different article, different indentation and a different date in the header.
-    let reformatted = HEADER
-        .replace("\n    ", "")
-        .replace("20 November", "21 November");
+    // Different article, different indentation.
+    let reformatted = HEADER.replace("\n    ", "");
     let two = header_hash(&page(&reformatted, "Election results are in"));
     assert_eq!(one.content_hash, two.content_hash);
+    // Numbers are content (an ISBN, a price): another date is another header block.
+    let redated = header_hash(&page(&HEADER.replace("20 November", "21 November"), "x"));
+    assert_ne!(one.content_hash, redated.content_hash);
     assert_eq!(one.structure_hash, two.structure_hash);
     assert_eq!(one.links, 4);
     assert_eq!(one.intra_host_links, 4);
@@ -161,4 +162,21 @@ fn the_same_header_on_two_pages_has_the_same_hash() {
         whole(&page(HEADER, "Election results are in")),
         "the pages themselves differ"
     );
+}
+
+#[test]
+fn all_paths_at_once_match_one_by_one_and_stay_short_when_deep() {
+    let dom = parse(
+        "<html><body><div id=h class='top bar'><ul class=nav><li>a</li></ul></div><p>t</p></body></html>",
+    );
+    let paths = dom.paths();
+    for (i, path) in paths.iter().enumerate() {
+        assert_eq!(*path, dom.path(i), "node {i}");
+    }
+    assert!(paths.contains(&"html>body>div#h.top>ul.nav>li".to_string()));
+
+    let deep = stencil_operators::dom::parse(&"<div class=level>".repeat(2000), 4096);
+    let longest = deep.paths().into_iter().max_by_key(|p| p.len()).unwrap();
+    assert!(longest.len() <= stencil_operators::dom::MAX_PATH_BYTES + "…>".len());
+    assert!(longest.starts_with("…>div.level>") && longest.ends_with(">div.level"));
 }

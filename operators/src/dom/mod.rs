@@ -15,6 +15,9 @@ use std::ops::Range;
 
 pub use html5ever::LocalName;
 
+/// [`Dom::paths`] keeps at most this many bytes of a path.
+pub const MAX_PATH_BYTES: usize = 512;
+
 /// No node (no parent, no next sibling).
 pub const NONE: u32 = u32::MAX;
 
@@ -236,23 +239,59 @@ impl Dom {
         let mut steps = Vec::new();
         let mut at = Some(i);
         while let Some(node) = at {
-            if let Some(tag) = self.tag(node) {
-                let mut step = tag.to_string();
-                if let Some(id) = self.id(node).filter(|id| !id.is_empty()) {
-                    step.push('#');
-                    step.push_str(id);
-                }
-                if let Some(class) = self.classes(node).next() {
-                    step.push('.');
-                    step.push_str(class);
-                }
+            if let Some(step) = self.step(node) {
                 steps.push(step);
-            } else if self.text(node).is_some() {
-                steps.push("#text".to_string());
             }
             at = self.parent(node);
         }
         steps.reverse();
         steps.join(">")
+    }
+
+    /// [`Dom::path`] of every node in one top-down pass. A path longer than
+    /// [`MAX_PATH_BYTES`] keeps its end behind `…>`: on pages nested thousands deep, whole
+    /// paths would take memory quadratic in the depth.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = Vec::with_capacity(self.len());
+        for i in 0..self.len() {
+            let parent = self.parent(i).map_or("", |p| paths[p].as_str());
+            let mut path = String::with_capacity(parent.len() + 16);
+            path.push_str(parent);
+            if let Some(step) = self.step(i) {
+                if !path.is_empty() {
+                    path.push('>');
+                }
+                path.push_str(&step);
+            }
+            if path.len() > MAX_PATH_BYTES {
+                let cut = path.len() - MAX_PATH_BYTES;
+                let keep_from = path[cut..].find('>').map_or(cut, |at| cut + at + 1);
+                let keep_from = (keep_from..path.len())
+                    .find(|&b| path.is_char_boundary(b))
+                    .unwrap_or(path.len());
+                path = format!("…>{}", &path[keep_from..]);
+            }
+            paths.push(path);
+        }
+        paths
+    }
+
+    fn step(&self, node: usize) -> Option<String> {
+        if let Some(tag) = self.tag(node) {
+            let mut step = tag.to_string();
+            if let Some(id) = self.id(node).filter(|id| !id.is_empty()) {
+                step.push('#');
+                step.push_str(id);
+            }
+            if let Some(class) = self.classes(node).next() {
+                step.push('.');
+                step.push_str(class);
+            }
+            Some(step)
+        } else if self.text(node).is_some() {
+            Some("#text".to_string())
+        } else {
+            None
+        }
     }
 }

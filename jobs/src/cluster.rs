@@ -1,0 +1,75 @@
+//! Worker, process and hostfile flags, turned into a timely configuration.
+//!
+//! timely's own argument parser owns `-h` (its hostfile, not help) and rejects every flag it
+//! does not know, so Stencil parses its command line with clap and builds `timely::Config`
+//! itself.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+#[derive(Args, Clone, Debug)]
+pub struct ClusterArgs {
+    /// Worker threads in this process.
+    #[arg(short = 'w', long, default_value_t = 1)]
+    pub workers: usize,
+    /// Processes in the cluster (each started with the same arguments and its own --process).
+    #[arg(short = 'n', long, default_value_t = 1)]
+    pub processes: usize,
+    /// This process's index, 0-based.
+    #[arg(short = 'p', long, default_value_t = 0)]
+    pub process: usize,
+    /// One `host:port` per line for each process, process 0 first (needed with --processes > 1).
+    #[arg(long)]
+    pub hostfile: Option<PathBuf>,
+}
+
+impl ClusterArgs {
+    pub fn config(&self) -> Result<timely::Config, String> {
+        let threads = self.workers.max(1);
+        if self.processes <= 1 {
+            return Ok(timely::Config::process(threads));
+        }
+        if self.process >= self.processes {
+            return Err(format!(
+                "--process {} is out of range for --processes {}",
+                self.process, self.processes
+            ));
+        }
+        let hostfile = self
+            .hostfile
+            .as_ref()
+            .ok_or("--processes > 1 needs --hostfile")?;
+        let text = std::fs::read_to_string(hostfile)
+            .map_err(|e| format!("{}: {e}", hostfile.display()))?;
+        let addresses: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect();
+        if addresses.len() < self.processes {
+            return Err(format!(
+                "{} lists {} addresses for {} processes",
+                hostfile.display(),
+                addresses.len(),
+                self.processes
+            ));
+        }
+        Ok(timely::Config {
+            communication: timely::CommunicationConfig::Cluster {
+                threads,
+                process: self.process,
+                addresses: addresses[..self.processes].to_vec(),
+                report: false,
+                zerocopy: false,
+            },
+            worker: timely::WorkerConfig::default(),
+        })
+    }
+
+    /// Whether this process is the first of the cluster (it prepares the output folder).
+    pub fn is_first_process(&self) -> bool {
+        self.process == 0
+    }
+}

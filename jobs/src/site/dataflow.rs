@@ -1,0 +1,343 @@
+//! The two small dataflows of `stencil site`, kept apart from the reading and labelling so
+//! they stay thin. Both are differential-dataflow collections at epoch 0: the counts are
+//! arrangements keyed by (host, …), so a later night's shards can be fed as epoch 1 and update
+//! them (bottom-k samples only ever lose pages to new ones, and differential retracts the
+//! fingerprints of pages that leave a sample) instead of recounting everything.
+//!
+//! What crosses workers is compact: per sampled page its host, URL key and fingerprints; per
+//! host its page count; on the way back, per host its model. Never HTML.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use differential_dataflow::input::Input;
+use serde::{Deserialize, Serialize};
+use stencil_operators::site_level::{BottomK, Fingerprints, HostModel, Params};
+use timely::dataflow::operators::{Exchange, Inspect, Probe};
+use timely::worker::Worker;
+
+use crate::tables::{HostRow, TemplateRow};
+
+/// What one worker read in the first pass: its share of the statistics' input.
+#[derive(Default)]
+pub struct LocalSample {
+    /// Pages per host.
+    pub pages: BTreeMap<String, u64>,
+    /// This worker's bottom-k sample of each host. The global sample of a host is the bottom-k
+    /// of the union, which is inside the union of the local ones: nothing else is sent.
+    pub samples: BTreeMap<String, BottomK>,
+}
+
+/// Runs SiteLevel(θ) over all workers' samples and returns the model of every host this
+/// worker holds pages of. Counting is spread by (host, URL key) and (host, fingerprint), so a
+/// huge host does not land on one worker.
+pub fn learn(
+    worker: &mut Worker,
+    local: LocalSample,
+    params: Params,
+    kind: Fingerprints,
+) -> HashMap<String, HostModel> {
+    type Back = Rc<RefCell<Vec<((String, (u64, u32, u64)), isize)>>>;
+    type BackCounts = Rc<RefCell<Vec<((String, (u64, u32)), isize)>>>;
+    let me = worker.index() as u64;
+    let sizes_back: Back = Rc::default();
+    let counts_back: BackCounts = Rc::default();
+    let (sizes_sink, counts_sink) = (sizes_back.clone(), counts_back.clone());
+
+    let (mut pages_in, mut candidates_in, mut occurrences_in, mut holders_in, probe) = worker
+        .dataflow::<u64, _, _>(|scope| {
+            let (pages_in, pages) = scope.new_collection::<String, isize>();
+            let (candidates_in, candidates) = scope.new_collection::<(String, u64), isize>();
+            let (occurrences_in, occurrences) =
+                scope.new_collection::<((String, u64), u64), isize>();
+            let (holders_in, holders) = scope.new_collection::<(String, u64), isize>();
+
+            let k = params.host_sample;
+            // A host's sample: the k smallest distinct URL keys offered by any worker.
+            let sample = candidates.distinct().reduce(move |_host, keys, out| {
+                for (key, _) in keys.iter().take(k) {
+                    out.push((**key, 1isize));
+                }
+            });
+            // (sampled pages, largest sampled key) per host.
+            let sizes = sample.clone().reduce(|_host, keys, out| {
+                let largest = keys.last().map_or(0, |(key, _)| **key);
+                out.push(((keys.len() as u32, largest), 1isize));
+            });
+            let totals = pages.count();
+            // A URL read twice (by two workers) counts once: distinct before counting.
+            let counts = occurrences
+                .distinct()
+                .semijoin(sample)
+                .map(|((host, _key), fingerprint)| (host, fingerprint))
+                .count();
+            let kept = counts
+                .map(|((host, fingerprint), count)| (host, (fingerprint, count as u32)))
+                .join(sizes.clone())
+                .filter(move |(_, ((_, count), (sampled, _)))| {
+                    *count >= kind.keep_from(params.min_count(*sampled))
+                })
+                .map(|(host, (kept, _))| (host, kept));
+            let sizes = sizes
+                .join(totals)
+                .map(|(host, ((sampled, largest), total))| {
+                    (host, (total as u64, sampled, largest))
+                });
+
+            // Back to every worker holding pages of the host.
+            let (probe, _) = sizes
+                .join(holders.clone())
+                .inner
+                .exchange(|((_, (_, holder)), _, _)| *holder)
+                .inspect(move |((host, (size, _)), _, diff)| {
+                    sizes_sink.borrow_mut().push(((host.clone(), *size), *diff))
+                })
+                .probe();
+            kept.join(holders)
+                .inner
+                .exchange(|((_, (_, holder)), _, _)| *holder)
+                .inspect(move |((host, (kept, _)), _, diff)| {
+                    counts_sink
+                        .borrow_mut()
+                        .push(((host.clone(), *kept), *diff))
+                })
+                .probe_with(&probe);
+            (pages_in, candidates_in, occurrences_in, holders_in, probe)
+        });
+
+    for (host, pages) in local.pages {
+        holders_in.insert((host.clone(), me));
+        pages_in.update(host, pages as isize);
+    }
+    for (host, sample) in local.samples {
+        for (key, fingerprints) in sample.into_pages() {
+            candidates_in.insert((host.clone(), key));
+            for fingerprint in fingerprints {
+                occurrences_in.insert(((host.clone(), key), fingerprint));
+            }
+        }
+    }
+    pages_in.advance_to(1);
+    candidates_in.advance_to(1);
+    occurrences_in.advance_to(1);
+    holders_in.advance_to(1);
+    pages_in.flush();
+    candidates_in.flush();
+    occurrences_in.flush();
+    holders_in.flush();
+    worker.step_while(|| probe.less_than(&1));
+
+    let mut models: HashMap<String, HostModel> = HashMap::new();
+    for ((host, (pages, sampled, largest)), diff) in consolidate(sizes_back.take()) {
+        if diff > 0 {
+            models.insert(
+                host,
+                HostModel {
+                    pages,
+                    pages_sampled: sampled,
+                    labelled: sampled >= params.min_host_pages,
+                    min_count: params.min_count(sampled),
+                    sample_max_key: largest,
+                    counts: HashMap::new(),
+                },
+            );
+        }
+    }
+    for ((host, (fingerprint, count)), diff) in consolidate(counts_back.take()) {
+        if let (true, Some(model)) = (diff > 0, models.get_mut(&host)) {
+            model.counts.insert(fingerprint, count);
+        }
+    }
+    models
+}
+
+/// Sums the differences of equal updates and drops those that cancel.
+fn consolidate<D: Ord>(mut updates: Vec<(D, isize)>) -> Vec<(D, isize)> {
+    updates.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: Vec<(D, isize)> = Vec::with_capacity(updates.len());
+    for (data, diff) in updates {
+        match out.last_mut() {
+            Some((last, sum)) if *last == data => *sum += diff,
+            _ => out.push((data, diff)),
+        }
+    }
+    out.retain(|(_, diff)| *diff != 0);
+    out
+}
+
+/// One occurrence of a template, as a candidate for its row in `site_templates`: the row keeps
+/// the smallest, i.e. the first occurrence on the sampled page with the smallest URL key.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Occurrence {
+    pub url_key: u64,
+    pub node: u32,
+    pub url: String,
+    pub path: String,
+    pub text_sample: String,
+    pub pages_with: u32,
+    pub pages_sampled: u32,
+}
+
+/// What a host row is made of: the host's model (sent by every worker holding the host, all
+/// alike) and one entry per page with visible text.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum HostFact {
+    Model {
+        pages: u64,
+        pages_sampled: u32,
+        labelled: bool,
+        min_count: u32,
+        template_hashes: u64,
+    },
+    /// Visible characters inside templates and in all, of one page.
+    Page { templated: u64, total: u64 },
+}
+
+/// What one worker found in the second pass.
+#[derive(Default)]
+pub struct LocalFindings {
+    pub occurrences: HashMap<(String, u64), Occurrence>,
+    pub facts: Vec<(String, HostFact)>,
+}
+
+impl LocalFindings {
+    /// Keeps the smaller of two candidates for the same template.
+    pub fn offer(&mut self, host: &str, hash: u64, occurrence: Occurrence) {
+        match self.occurrences.entry((host.to_string(), hash)) {
+            std::collections::hash_map::Entry::Occupied(mut best) => {
+                if occurrence < *best.get() {
+                    best.insert(occurrence);
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(occurrence);
+            }
+        }
+    }
+}
+
+/// Gathers the second pass's findings by (host, hash) and by host and returns the
+/// `site_templates` and `hosts` rows this worker owns.
+pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, Vec<HostRow>) {
+    let template_rows: Rc<RefCell<Vec<TemplateRow>>> = Rc::default();
+    let host_rows: Rc<RefCell<Vec<HostRow>>> = Rc::default();
+    let (template_sink, host_sink) = (template_rows.clone(), host_rows.clone());
+
+    let (mut occurrences_in, mut facts_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
+        let (occurrences_in, occurrences) =
+            scope.new_collection::<((String, u64), Occurrence), isize>();
+        let (facts_in, facts) = scope.new_collection::<(String, HostFact), isize>();
+        let (probe, _) = occurrences
+            .reduce(|_key, candidates, out| out.push((candidates[0].0.clone(), 1isize)))
+            .inner
+            .inspect(move |(((host, hash), best), _, diff)| {
+                if *diff > 0 {
+                    template_sink.borrow_mut().push(TemplateRow {
+                        host: host.clone(),
+                        hash: *hash,
+                        pages_with: best.pages_with,
+                        pages_sampled: best.pages_sampled,
+                        path: best.path.clone(),
+                        text_sample: best.text_sample.clone(),
+                        url: best.url.clone(),
+                    })
+                }
+            })
+            .probe();
+        facts
+            .reduce(|host, facts, out| out.push((host_row(host, facts), 1isize)))
+            .inner
+            .inspect(move |((_, row), _, diff)| {
+                if *diff > 0 {
+                    host_sink.borrow_mut().push(row.to_row());
+                }
+            })
+            .probe_with(&probe);
+        (occurrences_in, facts_in, probe)
+    });
+    for (key, occurrence) in local.occurrences {
+        occurrences_in.insert((key, occurrence));
+    }
+    for fact in local.facts {
+        facts_in.insert(fact);
+    }
+    occurrences_in.advance_to(1);
+    facts_in.advance_to(1);
+    occurrences_in.flush();
+    facts_in.flush();
+    worker.step_while(|| probe.less_than(&1));
+    (template_rows.take(), host_rows.take())
+}
+
+/// A host row in a form differential can order (fractions as bits).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EncodedHostRow {
+    host: String,
+    model: Option<HostFact>,
+    pages_with_text: u64,
+    mean_bits: Option<u64>,
+    median_bits: Option<u64>,
+}
+
+impl EncodedHostRow {
+    fn to_row(&self) -> HostRow {
+        let (pages, pages_sampled, labelled, min_count, template_hashes) = match self.model {
+            Some(HostFact::Model {
+                pages,
+                pages_sampled,
+                labelled,
+                min_count,
+                template_hashes,
+            }) => (pages, pages_sampled, labelled, min_count, template_hashes),
+            _ => (0, 0, false, 0, 0),
+        };
+        HostRow {
+            host: self.host.clone(),
+            pages,
+            pages_sampled,
+            labelled,
+            reason: (!labelled).then(|| "too_few_pages".to_string()),
+            min_count,
+            template_hashes,
+            pages_with_text: self.pages_with_text,
+            mean_templated_fraction: self.mean_bits.map(f64::from_bits),
+            median_templated_fraction: self.median_bits.map(f64::from_bits),
+        }
+    }
+}
+
+/// Mean and median templated-text fraction of a host's pages. The facts arrive sorted, so the
+/// sums run in the same order whatever the number of workers: the floats agree to the bit.
+fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
+    let mut model = None;
+    let mut fractions: Vec<f64> = Vec::new();
+    for (fact, multiplicity) in facts {
+        match fact {
+            HostFact::Model { .. } => model = Some((*fact).clone()),
+            HostFact::Page { templated, total } => {
+                let fraction = *templated as f64 / (*total).max(1) as f64;
+                for _ in 0..*multiplicity {
+                    fractions.push(fraction);
+                }
+            }
+        }
+    }
+    fractions.sort_by(f64::total_cmp);
+    let n = fractions.len();
+    let mean = (n > 0).then(|| fractions.iter().sum::<f64>() / n as f64);
+    let median = (n > 0).then(|| {
+        if n % 2 == 1 {
+            fractions[n / 2]
+        } else {
+            (fractions[n / 2 - 1] + fractions[n / 2]) / 2.0
+        }
+    });
+    EncodedHostRow {
+        host: host.to_string(),
+        model,
+        pages_with_text: n as u64,
+        mean_bits: mean.map(f64::to_bits),
+        median_bits: median.map(f64::to_bits),
+    }
+}

@@ -1,0 +1,391 @@
+//! `stencil site`: SiteLevel(θ) over a crawl on a timely cluster, and the tables
+//! `site_templates`, `hosts` and `training`.
+//!
+//! Every worker reads its share of the files twice:
+//! 1. **Statistics.** Each page is parsed where it is read; the worker keeps a bottom-k sample
+//!    of each host's pages (their fingerprints only) and hands the samples to the
+//!    [`dataflow::learn`] dataflow, which counts fingerprints by (host, fingerprint) across all
+//!    workers and sends each worker the models of the hosts it holds pages of.
+//! 2. **Labelling.** Each page is parsed again and labelled locally against its host's model;
+//!    `training` rows stream to the worker's part file, and the findings for `site_templates`
+//!    and `hosts` are gathered by [`dataflow::gather`].
+//!
+//! Parsing twice costs a second parse (the dominant cost) but keeps memory bounded by the
+//! samples rather than the input: holding every page's DOM between the passes would not be.
+
+mod dataflow;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::{Args, ValueEnum};
+use stencil_operators::dom::Dom;
+use stencil_operators::inventory::{for_each_page, Inventory};
+use stencil_operators::labels::{self, Scheme};
+use stencil_operators::page::Page;
+use stencil_operators::site_level::{
+    fingerprints, inside_templates, site_of, template_roots, templated_text, url_key, BottomK,
+    HostModel, Params,
+};
+use stencil_operators::subtree::summarize;
+use stencil_operators::text;
+use timely::worker::Worker;
+
+use crate::cluster::ClusterArgs;
+use crate::tables::{self, StreamingPart, TrainingRow};
+use crate::{files, LimitArgs};
+use dataflow::{HostFact, LocalFindings, LocalSample, Occurrence};
+
+/// The tables `site` writes, each a folder of part files under `--out`.
+pub const TABLES: [&str; 3] = ["site_templates", "hosts", "training"];
+
+#[derive(Args)]
+pub struct SiteArgs {
+    /// WARC files (.warc, .warc.gz) or directories holding them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output folder; the tables are written to OUT/site_templates, OUT/hosts, OUT/training.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// How training labels are made from the site-level templates.
+    #[arg(long, value_enum, default_value_t = LabelArg::Paper)]
+    pub labels: LabelArg,
+    /// A block is a template when it is on at least this fraction of a host's sampled pages.
+    #[arg(long, default_value_t = Params::default().theta)]
+    pub theta: f64,
+    /// Hosts with fewer (distinct, sampled) pages get no site-level labels.
+    #[arg(long, default_value_t = Params::default().min_host_pages)]
+    pub min_host_pages: u32,
+    /// At most this many pages per host are counted, chosen by URL hash.
+    #[arg(long, default_value_t = Params::default().host_sample)]
+    pub host_sample: usize,
+    /// Do not write the training table.
+    #[arg(long)]
+    pub no_training: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LabelArg {
+    /// Chakrabarti et al. §5.1: every body element; template when ≥ 85% of its HTML lies in
+    /// site-level templates.
+    Paper,
+    /// Kołcz & Yih §4.1: text blocks; template at ≥ θ of the pages, non-template when unique.
+    Kolcz,
+}
+
+impl LabelArg {
+    fn scheme(self) -> Scheme {
+        match self {
+            LabelArg::Paper => Scheme::Paper,
+            LabelArg::Kolcz => Scheme::Kolcz,
+        }
+    }
+}
+
+/// Everything a worker needs, shared read-only by all workers of a process.
+struct Job {
+    files: Vec<PathBuf>,
+    out: PathBuf,
+    params: Params,
+    scheme: Scheme,
+    training: bool,
+    limits: stencil_operators::warc::Limits,
+}
+
+/// What a worker did, for the process's summary.
+#[derive(Default)]
+struct WorkerReport {
+    inventory: Inventory,
+    hosts: u64,
+    labelled_hosts: u64,
+    template_rows: u64,
+    training_rows: u64,
+    failed_files: Vec<String>,
+}
+
+pub fn run(args: &SiteArgs) -> Result<ExitCode, String> {
+    if !(args.theta > 0.0 && args.theta <= 1.0) {
+        return Err(format!("--theta must be in (0, 1], not {}", args.theta));
+    }
+    if args.host_sample == 0 {
+        return Err("--host-sample must be at least 1".to_string());
+    }
+    let config = args.cluster.config()?;
+    let job = Arc::new(Job {
+        files: files::collect(&args.paths)?,
+        out: args.out.clone(),
+        params: Params {
+            theta: args.theta,
+            min_host_pages: args.min_host_pages,
+            host_sample: args.host_sample,
+        },
+        scheme: args.labels.scheme(),
+        training: !args.no_training,
+        limits: args.limits.limits(),
+    });
+    if args.cluster.is_first_process() {
+        // Before any worker starts: other processes write only after the first dataflow,
+        // which cannot complete without this process.
+        clear_tables(&job.out)?;
+    }
+    let start = Instant::now();
+    let worker_job = job.clone();
+    let guards = timely::execute(config, move |worker| run_worker(worker, &worker_job))?;
+    let mut total = WorkerReport::default();
+    for result in guards.join() {
+        let report = result.map_err(|e| format!("worker failed: {e}"))??;
+        total.inventory.merge(&report.inventory);
+        total.hosts += report.hosts;
+        total.labelled_hosts += report.labelled_hosts;
+        total.template_rows += report.template_rows;
+        total.training_rows += report.training_rows;
+        total.failed_files.extend(report.failed_files);
+    }
+    print_summary(&job, &total, start.elapsed().as_secs_f64());
+    if total.failed_files.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for failure in &total.failed_files {
+            eprintln!("stencil: {failure}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// Removes part files of an earlier run, which a run with fewer workers would not overwrite.
+fn clear_tables(out: &Path) -> Result<(), String> {
+    for table in TABLES {
+        let dir = out.join(table);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("part-") || name.starts_with(".part-") {
+                std::fs::remove_file(entry.path())
+                    .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_summary(job: &Job, total: &WorkerReport, seconds: f64) {
+    let inv = &total.inventory;
+    let count = |map: &std::collections::BTreeMap<String, u64>, key: &str| {
+        map.get(key).copied().unwrap_or(0)
+    };
+    eprintln!(
+        "read {} files, {} records + {} unreadable stretches: {} pages, {} skipped, {} errors \
+         ({:.1} s, {:.1} MB/s of WARC)",
+        inv.files,
+        inv.records,
+        inv.read_errors,
+        count(&inv.by_outcome, "page"),
+        count(&inv.by_outcome, "skipped"),
+        count(&inv.by_outcome, "error"),
+        seconds,
+        inv.warc_bytes as f64 / 1e6 / seconds.max(1e-9),
+    );
+    eprintln!(
+        "{} hosts ({} with site-level labels), {} site templates, {} training rows ({} labels) \
+         -> {}",
+        total.hosts,
+        total.labelled_hosts,
+        total.template_rows,
+        total.training_rows,
+        job.scheme.as_str(),
+        job.out.display()
+    );
+}
+
+fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
+    let (index, peers) = (worker.index(), worker.peers());
+    // File i goes to worker i mod peers: every process computes the same split.
+    let mine: Vec<&PathBuf> = job.files.iter().skip(index).step_by(peers).collect();
+    let mut report = WorkerReport::default();
+    let kind = job.scheme.fingerprints();
+
+    // Pass 1: samples of fingerprints.
+    let mut local = LocalSample::default();
+    for path in &mine {
+        let visit = |page: &Page, dom: &Dom| {
+            let host = site_of(&page.host);
+            if host.is_empty() {
+                return;
+            }
+            let sums = summarize(dom, &page.host);
+            *local.pages.entry(host.to_string()).or_default() += 1;
+            local
+                .samples
+                .entry(host.to_string())
+                .or_insert_with(|| BottomK::new(job.params.host_sample))
+                .offer(url_key(&page.url), fingerprints(dom, &sums, kind));
+        };
+        if let Err(e) = for_each_page(path, &job.limits, &mut report.inventory, visit, |_| {}) {
+            // Keep going: every worker must take part in the dataflows, or the others wait.
+            report.failed_files.push(format!("{}: {e}", path.display()));
+        }
+    }
+    tracing::debug!(worker = index, hosts = local.pages.len(), "statistics read");
+    let models = dataflow::learn(worker, local, job.params, kind);
+
+    // Pass 2: labels, training rows and findings. A failure to write stops the labelling but
+    // not the worker, which must still take part in the last dataflow.
+    let mut failure: Option<String> = None;
+    let mut training = if job.training {
+        StreamingPart::create(&job.out, index)
+            .map_err(|e| failure = Some(e))
+            .ok()
+    } else {
+        None
+    };
+    let mut findings = LocalFindings::default();
+    let mut second = Inventory::default();
+    for path in &mine {
+        let visit = |page: &Page, dom: &Dom| {
+            if failure.is_some() {
+                return;
+            }
+            if let Some(model) = models.get(site_of(&page.host)) {
+                let result = label_page(page, dom, model, job, &mut findings, training.as_mut());
+                if let Err(e) = result {
+                    failure = Some(e);
+                }
+            }
+        };
+        // Errors opening a file were reported in the first pass.
+        let _ = for_each_page(path, &job.limits, &mut second, visit, |_| {});
+    }
+    for (host, model) in &models {
+        findings.facts.push((
+            host.clone(),
+            HostFact::Model {
+                pages: model.pages,
+                pages_sampled: model.pages_sampled,
+                labelled: model.labelled,
+                min_count: model.min_count,
+                template_hashes: model.template_count() as u64,
+            },
+        ));
+    }
+    let (template_rows, host_rows) = dataflow::gather(worker, findings);
+    if let Some(e) = failure {
+        return Err(e);
+    }
+
+    report.hosts = host_rows.len() as u64;
+    report.labelled_hosts = host_rows.iter().filter(|h| h.labelled).count() as u64;
+    report.template_rows = template_rows.len() as u64;
+    tables::write_part(
+        &job.out,
+        "site_templates",
+        index,
+        stencil_schemas::site_templates(),
+        &template_rows,
+        tables::templates_batch,
+    )?;
+    tables::write_part(
+        &job.out,
+        "hosts",
+        index,
+        stencil_schemas::hosts(),
+        &host_rows,
+        tables::hosts_batch,
+    )?;
+    if let Some(training) = training {
+        report.training_rows = training.rows;
+        training.finish()?;
+    }
+    Ok(report)
+}
+
+/// Labels one page against its host's model: its templated-text fraction, candidates for the
+/// `site_templates` rows, and its `training` rows.
+fn label_page(
+    page: &Page,
+    dom: &Dom,
+    model: &HostModel,
+    job: &Job,
+    findings: &mut LocalFindings,
+    training: Option<&mut StreamingPart>,
+) -> Result<(), String> {
+    let host = site_of(&page.host);
+    let kind = job.scheme.fingerprints();
+    let sums = summarize(dom, &page.host);
+    let roots = template_roots(dom, &sums, model, kind);
+    let inside = inside_templates(dom, &roots);
+    let (templated, total) = templated_text(dom, &sums, &inside);
+    if total > 0 {
+        findings
+            .facts
+            .push((host.to_string(), HostFact::Page { templated, total }));
+    }
+    if !model.labelled {
+        return Ok(());
+    }
+    let key = url_key(&page.url);
+    let sampled = model.in_sample(key);
+    if sampled {
+        // Only sampled pages can hold a template's first occurrence on the smallest key.
+        let mut seen: HashMap<u64, ()> = HashMap::new();
+        for (node, root) in roots.iter().enumerate() {
+            let Some(hash) = *root else { continue };
+            if seen.insert(hash, ()).is_some() {
+                continue;
+            }
+            let occurrence = Occurrence {
+                url_key: key,
+                node: node as u32,
+                url: page.url.clone(),
+                path: dom.path(node),
+                text_sample: text::sample(dom, node, 200),
+                pages_with: model.counts.get(&hash).copied().unwrap_or(0),
+                pages_sampled: model.pages_sampled,
+            };
+            findings.offer(host, hash, occurrence);
+        }
+    }
+    let Some(training) = training else {
+        return Ok(());
+    };
+    let labels = match job.scheme {
+        Scheme::Paper => labels::paper(dom, &sums, &roots),
+        // Uniqueness is only known among the sampled pages.
+        Scheme::Kolcz if sampled => labels::kolcz(
+            dom,
+            &labels::kolcz_blocks(dom, &text::PageText::new(dom)),
+            model,
+        ),
+        Scheme::Kolcz => return Ok(()),
+    };
+    if labels.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let paths = dom.paths();
+    let url: Arc<str> = Arc::from(page.url.as_str());
+    let host: Arc<str> = Arc::from(host);
+    for (node, label) in labels.iter().enumerate() {
+        let Some(label) = label else { continue };
+        training.push(TrainingRow {
+            url: url.clone(),
+            host: host.clone(),
+            node: node as u32,
+            path: paths[node].clone(),
+            tag: dom.tag(node).map_or(String::new(), |t| t.to_string()),
+            depth: dom.node(node).depth,
+            label: label.as_str(),
+            scheme: job.scheme.as_str(),
+            subtree: sums[node],
+        })?;
+    }
+    Ok(())
+}

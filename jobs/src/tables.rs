@@ -1,0 +1,256 @@
+//! Writing the output tables: zstd Parquet, one part file per worker and table, written under
+//! a temporary name and renamed when complete, so a reader (or a rerun) never sees half a file.
+//!
+//! The rows are plain structs; each table's columns come from its one schema in
+//! `stencil-schemas`, and the conversion below checks against it when the batch is built.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+};
+use arrow_schema::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+/// Rows per Parquet row group (and per batch handed to the writer).
+pub const ROW_GROUP: usize = 64 * 1024;
+
+/// One part file of one table.
+pub struct PartWriter {
+    writer: ArrowWriter<File>,
+    partial: PathBuf,
+    done: PathBuf,
+}
+
+impl PartWriter {
+    /// `DIR/TABLE/part-WWWWW.parquet`, where WWWWW is the worker index.
+    pub fn create(
+        dir: &Path,
+        table: &str,
+        worker: usize,
+        schema: SchemaRef,
+    ) -> Result<Self, String> {
+        let table_dir = dir.join(table);
+        std::fs::create_dir_all(&table_dir).map_err(|e| format!("{}: {e}", table_dir.display()))?;
+        let done = table_dir.join(format!("part-{worker:05}.parquet"));
+        let partial = table_dir.join(format!(".part-{worker:05}.parquet.partial"));
+        let file = File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
+        let properties = WriterProperties::builder()
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .set_max_row_group_row_count(Some(ROW_GROUP))
+            .build();
+        let writer = ArrowWriter::try_new(file, schema, Some(properties))
+            .map_err(|e| format!("{}: {e}", partial.display()))?;
+        Ok(PartWriter {
+            writer,
+            partial,
+            done,
+        })
+    }
+
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), String> {
+        self.writer
+            .write(batch)
+            .map_err(|e| format!("{}: {e}", self.partial.display()))
+    }
+
+    /// Closes the file (a Parquet file is invalid until then) and gives it its final name.
+    pub fn finish(self) -> Result<PathBuf, String> {
+        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", self.partial.display());
+        self.writer.close().map_err(|e| fail(&e))?;
+        std::fs::rename(&self.partial, &self.done).map_err(|e| fail(&e))?;
+        Ok(self.done)
+    }
+}
+
+/// Writes all `rows` as one part file.
+pub fn write_part<R>(
+    dir: &Path,
+    table: &str,
+    worker: usize,
+    schema: SchemaRef,
+    rows: &[R],
+    to_batch: impl Fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
+) -> Result<PathBuf, String> {
+    let mut part = PartWriter::create(dir, table, worker, schema.clone())?;
+    for chunk in rows.chunks(ROW_GROUP) {
+        part.write(&to_batch(&schema, chunk)?)?;
+    }
+    part.finish()
+}
+
+fn batch(schema: &SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, String> {
+    RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())
+}
+
+fn strings<R>(rows: &[R], get: impl Fn(&R) -> &str) -> ArrayRef {
+    Arc::new(StringArray::from_iter_values(rows.iter().map(get)))
+}
+
+fn u32s<R>(rows: &[R], get: impl Fn(&R) -> u32) -> ArrayRef {
+    Arc::new(UInt32Array::from_iter_values(rows.iter().map(get)))
+}
+
+fn u64s<R>(rows: &[R], get: impl Fn(&R) -> u64) -> ArrayRef {
+    Arc::new(UInt64Array::from_iter_values(rows.iter().map(get)))
+}
+
+/// A row of `site_templates`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemplateRow {
+    pub host: String,
+    pub hash: u64,
+    pub pages_with: u32,
+    pub pages_sampled: u32,
+    pub path: String,
+    pub text_sample: String,
+    pub url: String,
+}
+
+pub fn templates_batch(schema: &SchemaRef, rows: &[TemplateRow]) -> Result<RecordBatch, String> {
+    batch(
+        schema,
+        vec![
+            strings(rows, |r| &r.host),
+            u64s(rows, |r| r.hash),
+            u32s(rows, |r| r.pages_with),
+            u32s(rows, |r| r.pages_sampled),
+            Arc::new(Float64Array::from_iter_values(rows.iter().map(|r| {
+                f64::from(r.pages_with) / f64::from(r.pages_sampled.max(1))
+            }))),
+            strings(rows, |r| &r.path),
+            strings(rows, |r| &r.text_sample),
+            strings(rows, |r| &r.url),
+        ],
+    )
+}
+
+/// A row of `hosts`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostRow {
+    pub host: String,
+    pub pages: u64,
+    pub pages_sampled: u32,
+    pub labelled: bool,
+    pub reason: Option<String>,
+    pub min_count: u32,
+    pub template_hashes: u64,
+    pub pages_with_text: u64,
+    pub mean_templated_fraction: Option<f64>,
+    pub median_templated_fraction: Option<f64>,
+}
+
+pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, String> {
+    batch(
+        schema,
+        vec![
+            strings(rows, |r| &r.host),
+            u64s(rows, |r| r.pages),
+            u32s(rows, |r| r.pages_sampled),
+            Arc::new(BooleanArray::from_iter(
+                rows.iter().map(|r| Some(r.labelled)),
+            )),
+            Arc::new(StringArray::from_iter(
+                rows.iter().map(|r| r.reason.as_deref()),
+            )),
+            u32s(rows, |r| r.min_count),
+            u64s(rows, |r| r.template_hashes),
+            u64s(rows, |r| r.pages_with_text),
+            Arc::new(Float64Array::from_iter(
+                rows.iter().map(|r| r.mean_templated_fraction),
+            )),
+            Arc::new(Float64Array::from_iter(
+                rows.iter().map(|r| r.median_templated_fraction),
+            )),
+        ],
+    )
+}
+
+/// A row of `training`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingRow {
+    pub url: Arc<str>,
+    pub host: Arc<str>,
+    pub node: u32,
+    pub path: String,
+    pub tag: String,
+    pub depth: u32,
+    pub label: &'static str,
+    pub scheme: &'static str,
+    pub subtree: stencil_operators::subtree::Subtree,
+}
+
+pub fn training_batch(schema: &SchemaRef, rows: &[TrainingRow]) -> Result<RecordBatch, String> {
+    batch(
+        schema,
+        vec![
+            strings(rows, |r| &r.url),
+            strings(rows, |r| &r.host),
+            u32s(rows, |r| r.node),
+            strings(rows, |r| &r.path),
+            strings(rows, |r| &r.tag),
+            u32s(rows, |r| r.depth),
+            strings(rows, |r| r.label),
+            strings(rows, |r| r.scheme),
+            u64s(rows, |r| r.subtree.content_hash),
+            u64s(rows, |r| r.subtree.structure_hash),
+            u32s(rows, |r| r.subtree.text_chars),
+            u32s(rows, |r| r.subtree.words),
+            u32s(rows, |r| r.subtree.links),
+            u32s(rows, |r| r.subtree.anchor_text_chars),
+            u32s(rows, |r| r.subtree.intra_host_links),
+            u32s(rows, |r| r.subtree.images),
+            u32s(rows, |r| r.subtree.descendants),
+            u32s(rows, |r| r.subtree.html_bytes),
+            u32s(rows, |r| r.subtree.text_start),
+        ],
+    )
+}
+
+/// Streams `training` rows into a part file, one row group at a time, so memory does not grow
+/// with the input.
+pub struct StreamingPart {
+    part: PartWriter,
+    schema: SchemaRef,
+    buffer: Vec<TrainingRow>,
+    pub rows: u64,
+}
+
+impl StreamingPart {
+    pub fn create(dir: &Path, worker: usize) -> Result<Self, String> {
+        let schema = stencil_schemas::training();
+        Ok(StreamingPart {
+            part: PartWriter::create(dir, "training", worker, schema.clone())?,
+            schema,
+            buffer: Vec::with_capacity(ROW_GROUP),
+            rows: 0,
+        })
+    }
+
+    pub fn push(&mut self, row: TrainingRow) -> Result<(), String> {
+        self.buffer.push(row);
+        self.rows += 1;
+        if self.buffer.len() >= ROW_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        if !self.buffer.is_empty() {
+            self.part
+                .write(&training_batch(&self.schema, &self.buffer)?)?;
+            self.buffer.clear();
+        }
+        Ok(())
+    }
+
+    pub fn finish(mut self) -> Result<PathBuf, String> {
+        self.flush()?;
+        self.part.finish()
+    }
+}
