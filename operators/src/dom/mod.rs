@@ -264,11 +264,12 @@ impl Dom {
                 path.push_str(&step);
             }
             if path.len() > MAX_PATH_BYTES {
-                let cut = path.len() - MAX_PATH_BYTES;
+                // Ids and classes may be any text: cut on a character boundary.
+                let mut cut = path.len() - MAX_PATH_BYTES;
+                while !path.is_char_boundary(cut) {
+                    cut += 1;
+                }
                 let keep_from = path[cut..].find('>').map_or(cut, |at| cut + at + 1);
-                let keep_from = (keep_from..path.len())
-                    .find(|&b| path.is_char_boundary(b))
-                    .unwrap_or(path.len());
                 path = format!("…>{}", &path[keep_from..]);
             }
             paths.push(path);
