@@ -29,15 +29,7 @@ fn check(out: std::process::Output) -> String {
 /// A synthetic crawl split into `files` WARC files (so workers have something to split),
 /// plus a host too small to label.
 fn crawl(dir: &Path, files: usize) -> Vec<PathBuf> {
-    let whole = dir.join("whole.warc.gz");
-    check(
-        stencil()
-            .args(["synth", "--hosts", "6", "--pages", "40", "--out"])
-            .arg(&whole)
-            .output()
-            .unwrap(),
-    );
-    // Re-split the pages round-robin over several files with the library writer.
+    // The pages round-robin over several files, written with the library writer.
     let pages = stencil_operators::synth::crawl(6, 40, 1);
     let mut out = Vec::new();
     for f in 0..files {

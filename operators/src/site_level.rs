@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::dom::Dom;
-use crate::labels::kolcz_blocks;
+use crate::labels::{kolcz_blocks, Block};
 use crate::subtree::Subtree;
 use crate::text::PageText;
 
@@ -283,10 +283,19 @@ pub fn template_roots(
             }
         }
         Fingerprints::TextBlocks => {
-            for block in kolcz_blocks(dom, &PageText::new(dom)) {
-                if model.is_template(block.fingerprint) {
-                    roots[block.node] = Some(block.fingerprint);
-                }
+            return block_roots(dom.len(), &kolcz_blocks(dom, &PageText::new(dom)), model);
+        }
+    }
+    roots
+}
+
+/// [`template_roots`] for text blocks already found (`nodes` nodes in the page).
+pub fn block_roots(nodes: usize, blocks: &[Block], model: &HostModel) -> Vec<Option<u64>> {
+    let mut roots = vec![None; nodes];
+    if model.labelled {
+        for block in blocks {
+            if model.is_template(block.fingerprint) {
+                roots[block.node] = Some(block.fingerprint);
             }
         }
     }

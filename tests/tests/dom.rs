@@ -184,6 +184,9 @@ fn all_paths_at_once_match_one_by_one_and_stay_short_when_deep() {
     for id in ["é", "日本", "x€"] {
         let html = format!("<div id={id} class=ü>").repeat(700);
         let deep = stencil_operators::dom::parse(&html, 4096);
-        assert!(deep.paths().iter().all(|p| p.len() <= stencil_operators::dom::MAX_PATH_BYTES + 8));
+        assert!(deep
+            .paths()
+            .iter()
+            .all(|p| p.len() <= stencil_operators::dom::MAX_PATH_BYTES + 8));
     }
 }

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
+use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::input::Input;
 use serde::{Deserialize, Serialize};
 use stencil_operators::site_level::{BottomK, Fingerprints, HostModel, Params};
@@ -129,7 +130,9 @@ pub fn learn(
     worker.step_while(|| probe.less_than(&1));
 
     let mut models: HashMap<String, HostModel> = HashMap::new();
-    for ((host, (pages, sampled, largest)), diff) in consolidate(sizes_back.take()) {
+    let mut sizes = sizes_back.take();
+    consolidate(&mut sizes);
+    for ((host, (pages, sampled, largest)), diff) in sizes {
         if diff > 0 {
             models.insert(
                 host,
@@ -144,26 +147,14 @@ pub fn learn(
             );
         }
     }
-    for ((host, (fingerprint, count)), diff) in consolidate(counts_back.take()) {
+    let mut counts = counts_back.take();
+    consolidate(&mut counts);
+    for ((host, (fingerprint, count)), diff) in counts {
         if let (true, Some(model)) = (diff > 0, models.get_mut(&host)) {
             model.counts.insert(fingerprint, count);
         }
     }
     models
-}
-
-/// Sums the differences of equal updates and drops those that cancel.
-fn consolidate<D: Ord>(mut updates: Vec<(D, isize)>) -> Vec<(D, isize)> {
-    updates.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out: Vec<(D, isize)> = Vec::with_capacity(updates.len());
-    for (data, diff) in updates {
-        match out.last_mut() {
-            Some((last, sum)) if *last == data => *sum += diff,
-            _ => out.push((data, diff)),
-        }
-    }
-    out.retain(|(_, diff)| *diff != 0);
-    out
 }
 
 /// One occurrence of a template, as a candidate for its row in `site_templates`: the row keeps

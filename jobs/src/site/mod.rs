@@ -15,7 +15,7 @@
 
 mod dataflow;
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -27,8 +27,8 @@ use stencil_operators::inventory::{for_each_page, Inventory};
 use stencil_operators::labels::{self, Scheme};
 use stencil_operators::page::Page;
 use stencil_operators::site_level::{
-    fingerprints, inside_templates, site_of, template_roots, templated_text, url_key, BottomK,
-    HostModel, Params,
+    block_roots, fingerprints, inside_templates, site_of, template_roots, templated_text, url_key,
+    BottomK, HostModel, Params,
 };
 use stencil_operators::subtree::summarize;
 use stencil_operators::text;
@@ -321,7 +321,13 @@ fn label_page(
     let host = site_of(&page.host);
     let kind = job.scheme.fingerprints();
     let sums = summarize(dom, &page.host);
-    let roots = template_roots(dom, &sums, model, kind);
+    // Kołcz blocks are found once and serve both the template roots and the labels.
+    let blocks =
+        (job.scheme == Scheme::Kolcz).then(|| labels::kolcz_blocks(dom, &text::PageText::new(dom)));
+    let roots = match &blocks {
+        Some(blocks) => block_roots(dom.len(), blocks, model),
+        None => template_roots(dom, &sums, model, kind),
+    };
     let inside = inside_templates(dom, &roots);
     let (templated, total) = templated_text(dom, &sums, &inside);
     if total > 0 {
@@ -336,10 +342,10 @@ fn label_page(
     let sampled = model.in_sample(key);
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
-        let mut seen: HashMap<u64, ()> = HashMap::new();
+        let mut seen: HashSet<u64> = HashSet::new();
         for (node, root) in roots.iter().enumerate() {
             let Some(hash) = *root else { continue };
-            if seen.insert(hash, ()).is_some() {
+            if !seen.insert(hash) {
                 continue;
             }
             let occurrence = Occurrence {
@@ -360,11 +366,7 @@ fn label_page(
     let labels = match job.scheme {
         Scheme::Paper => labels::paper(dom, &sums, &roots),
         // Uniqueness is only known among the sampled pages.
-        Scheme::Kolcz if sampled => labels::kolcz(
-            dom,
-            &labels::kolcz_blocks(dom, &text::PageText::new(dom)),
-            model,
-        ),
+        Scheme::Kolcz if sampled => labels::kolcz(dom, blocks.as_deref().unwrap_or(&[]), model),
         Scheme::Kolcz => return Ok(()),
     };
     if labels.iter().all(Option::is_none) {
