@@ -6,9 +6,11 @@ mod cluster;
 mod files;
 mod inspect;
 mod progress;
+mod score;
 mod site;
 mod synth;
 mod tables;
+mod train;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,6 +50,21 @@ enum Command {
         stencil site crawl/ --out site-out --labels kolcz\n  \
         stencil site crawl/ --out shared/site-out -n 2 -p 0 --hostfile hosts.txt   (and -p 1 on the other machine)")]
     Site(site::SiteArgs),
+    /// Train the page-level templateness classifier: site-level labels as in `site`, then four
+    /// logistic regressions (one per node size bucket) fitted on one worker from every
+    /// worker's stratified sample, validated across hosts, saved as OUT/model.json and
+    /// broadcast to every worker.
+    #[command(after_help = "Examples:\n  \
+        stencil train crawl/ --out model-out -w 2\n  \
+        stencil train crawl/ --out model-out --sample-cap 50000 --score   (also writes node_scores)\n  \
+        stencil train crawl/ --out shared/model-out -n 2 -p 0 --hostfile hosts.txt")]
+    Train(train::TrainArgs),
+    /// Score every element of every page with a model (the shipped default unless --model is
+    /// given): the page-level classifier x(i) in [0, 1], written as OUT/node_scores.
+    #[command(after_help = "Examples:\n  \
+        stencil score one.warc.gz --out scores\n  \
+        stencil score crawl/ --out scores --model model-out/model.json -w 2")]
+    Score(score::ScoreArgs),
     /// Write a deterministic synthetic crawl (many hosts, each with its own template) as a
     /// Common-Crawl-style .warc.gz.
     #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
@@ -109,7 +126,7 @@ struct BenchArgs {
 }
 
 #[derive(Args)]
-struct LimitArgs {
+pub struct LimitArgs {
     /// Page bodies longer than this many bytes are truncated (and flagged).
     #[arg(long, default_value_t = Limits::default().max_page_bytes)]
     max_page_bytes: usize,
@@ -131,7 +148,7 @@ impl LimitArgs {
         }
     }
 
-    fn limits(&self) -> Limits {
+    pub fn limits(&self) -> Limits {
         Limits {
             max_page_bytes: self.max_page_bytes,
             max_decompression_ratio: self.max_decompression_ratio,
@@ -153,6 +170,8 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Site(args) => site::run(&args),
+        Command::Train(args) => train::run(&args),
+        Command::Score(args) => score::run(&args),
         Command::Synth(args) => synth::run(&args),
         Command::Demo(args) => synth::demo(&args),
     };

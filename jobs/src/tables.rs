@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    ArrayRef, BooleanArray, Float32Array, Float64Array, RecordBatch, StringArray, UInt32Array,
+    UInt64Array, UInt8Array,
 };
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
@@ -170,6 +171,31 @@ pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, 
     )
 }
 
+/// The classifier's view of a node: size proxy, bucket and feature row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Classified {
+    pub area: f32,
+    pub bucket: u8,
+    pub features: Vec<f32>,
+}
+
+fn classifier_columns<R>(rows: &[R], get: impl Fn(&R) -> &Classified) -> Vec<ArrayRef> {
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(Float32Array::from_iter_values(
+            rows.iter().map(|r| get(r).area),
+        )),
+        Arc::new(UInt8Array::from_iter_values(
+            rows.iter().map(|r| get(r).bucket),
+        )),
+    ];
+    for k in 0..stencil_operators::features::COUNT {
+        columns.push(Arc::new(Float32Array::from_iter_values(
+            rows.iter().map(|r| get(r).features[k]),
+        )));
+    }
+    columns
+}
+
 /// A row of `training`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainingRow {
@@ -182,9 +208,51 @@ pub struct TrainingRow {
     pub label: &'static str,
     pub scheme: &'static str,
     pub subtree: stencil_operators::subtree::Subtree,
+    pub classified: Classified,
 }
 
 pub fn training_batch(schema: &SchemaRef, rows: &[TrainingRow]) -> Result<RecordBatch, String> {
+    let mut columns = vec![
+        strings(rows, |r| &r.url),
+        strings(rows, |r| &r.host),
+        u32s(rows, |r| r.node),
+        strings(rows, |r| &r.path),
+        strings(rows, |r| &r.tag),
+        u32s(rows, |r| r.depth),
+        strings(rows, |r| r.label),
+        strings(rows, |r| r.scheme),
+        u64s(rows, |r| r.subtree.content_hash),
+        u64s(rows, |r| r.subtree.structure_hash),
+        u32s(rows, |r| r.subtree.text_chars),
+        u32s(rows, |r| r.subtree.words),
+        u32s(rows, |r| r.subtree.links),
+        u32s(rows, |r| r.subtree.anchor_text_chars),
+        u32s(rows, |r| r.subtree.intra_host_links),
+        u32s(rows, |r| r.subtree.images),
+        u32s(rows, |r| r.subtree.descendants),
+        u32s(rows, |r| r.subtree.html_bytes),
+        u32s(rows, |r| r.subtree.text_start),
+    ];
+    columns.extend(classifier_columns(rows, |r| &r.classified));
+    batch(schema, columns)
+}
+
+/// A row of `node_scores`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeScoreRow {
+    pub url: Arc<str>,
+    pub host: Arc<str>,
+    pub node: u32,
+    pub path: String,
+    pub tag: String,
+    pub depth: u32,
+    pub text_chars: u32,
+    pub area: f32,
+    pub bucket: u8,
+    pub score: f32,
+}
+
+pub fn node_scores_batch(schema: &SchemaRef, rows: &[NodeScoreRow]) -> Result<RecordBatch, String> {
     batch(
         schema,
         vec![
@@ -194,44 +262,42 @@ pub fn training_batch(schema: &SchemaRef, rows: &[TrainingRow]) -> Result<Record
             strings(rows, |r| &r.path),
             strings(rows, |r| &r.tag),
             u32s(rows, |r| r.depth),
-            strings(rows, |r| r.label),
-            strings(rows, |r| r.scheme),
-            u64s(rows, |r| r.subtree.content_hash),
-            u64s(rows, |r| r.subtree.structure_hash),
-            u32s(rows, |r| r.subtree.text_chars),
-            u32s(rows, |r| r.subtree.words),
-            u32s(rows, |r| r.subtree.links),
-            u32s(rows, |r| r.subtree.anchor_text_chars),
-            u32s(rows, |r| r.subtree.intra_host_links),
-            u32s(rows, |r| r.subtree.images),
-            u32s(rows, |r| r.subtree.descendants),
-            u32s(rows, |r| r.subtree.html_bytes),
-            u32s(rows, |r| r.subtree.text_start),
+            u32s(rows, |r| r.text_chars),
+            Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.area))),
+            Arc::new(UInt8Array::from_iter_values(rows.iter().map(|r| r.bucket))),
+            Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.score))),
         ],
     )
 }
 
-/// Streams `training` rows into a part file, one row group at a time, so memory does not grow
-/// with the input.
-pub struct StreamingPart {
+/// Streams rows into a part file, one row group at a time, so memory does not grow with the
+/// input.
+pub struct StreamingPart<R> {
     part: PartWriter,
     schema: SchemaRef,
-    buffer: Vec<TrainingRow>,
+    to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
+    buffer: Vec<R>,
     pub rows: u64,
 }
 
-impl StreamingPart {
-    pub fn create(dir: &Path, worker: usize) -> Result<Self, String> {
-        let schema = stencil_schemas::training();
+impl<R> StreamingPart<R> {
+    pub fn create(
+        dir: &Path,
+        table: &str,
+        worker: usize,
+        schema: SchemaRef,
+        to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
+    ) -> Result<Self, String> {
         Ok(StreamingPart {
-            part: PartWriter::create(dir, "training", worker, schema.clone())?,
+            part: PartWriter::create(dir, table, worker, schema.clone())?,
             schema,
+            to_batch,
             buffer: Vec::with_capacity(ROW_GROUP),
             rows: 0,
         })
     }
 
-    pub fn push(&mut self, row: TrainingRow) -> Result<(), String> {
+    pub fn push(&mut self, row: R) -> Result<(), String> {
         self.buffer.push(row);
         self.rows += 1;
         if self.buffer.len() >= ROW_GROUP {
@@ -243,7 +309,7 @@ impl StreamingPart {
     fn flush(&mut self) -> Result<(), String> {
         if !self.buffer.is_empty() {
             self.part
-                .write(&training_batch(&self.schema, &self.buffer)?)?;
+                .write(&(self.to_batch)(&self.schema, &self.buffer)?)?;
             self.buffer.clear();
         }
         Ok(())
@@ -252,5 +318,29 @@ impl StreamingPart {
     pub fn finish(mut self) -> Result<PathBuf, String> {
         self.flush()?;
         self.part.finish()
+    }
+}
+
+impl StreamingPart<TrainingRow> {
+    pub fn training(dir: &Path, worker: usize) -> Result<Self, String> {
+        Self::create(
+            dir,
+            "training",
+            worker,
+            stencil_schemas::training(),
+            training_batch,
+        )
+    }
+}
+
+impl StreamingPart<NodeScoreRow> {
+    pub fn node_scores(dir: &Path, worker: usize) -> Result<Self, String> {
+        Self::create(
+            dir,
+            "node_scores",
+            worker,
+            stencil_schemas::node_scores(),
+            node_scores_batch,
+        )
     }
 }

@@ -10,9 +10,11 @@
 
 pub mod charset;
 pub mod dom;
+pub mod features;
 pub mod http;
 pub mod inventory;
 pub mod labels;
+pub mod model;
 pub mod normalize;
 pub mod page;
 pub mod site_level;

@@ -60,9 +60,10 @@ pub fn hosts() -> SchemaRef {
 }
 
 /// `training`: one row per labelled DOM node, with the node aggregates of
-/// `stencil_operators::subtree::Subtree`.
+/// `stencil_operators::subtree::Subtree` and every classifier feature, so that other tools can
+/// train on the same rows.
 pub fn training() -> SchemaRef {
-    Arc::new(Schema::new(vec![
+    let mut fields = vec![
         Field::new("url", DataType::Utf8, false),
         Field::new("host", DataType::Utf8, false),
         Field::new("node", DataType::UInt32, false),
@@ -82,6 +83,40 @@ pub fn training() -> SchemaRef {
         Field::new("descendants", DataType::UInt32, false),
         Field::new("html_bytes", DataType::UInt32, false),
         Field::new("text_start", DataType::UInt32, false),
+    ];
+    fields.extend(classifier_fields());
+    Arc::new(Schema::new(fields))
+}
+
+/// The classifier's view of a node, shared by `training` and `node_scores`: its size proxy,
+/// size bucket, and one Float32 column per feature, named as in `model.json`.
+fn classifier_fields() -> Vec<Field> {
+    let mut fields = vec![
+        Field::new("area", DataType::Float32, false),
+        Field::new("bucket", DataType::UInt8, false),
+    ];
+    fields.extend(
+        stencil_operators::features::NAMES
+            .iter()
+            .map(|name| Field::new(*name, DataType::Float32, false)),
+    );
+    fields
+}
+
+/// `node_scores`: the page-level classifier score x(i) ∈ [0, 1] of every element of every page
+/// (no smoothing), with the node's size proxy and bucket.
+pub fn node_scores() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("url", DataType::Utf8, false),
+        Field::new("host", DataType::Utf8, false),
+        Field::new("node", DataType::UInt32, false),
+        Field::new("path", DataType::Utf8, false),
+        Field::new("tag", DataType::Utf8, false),
+        Field::new("depth", DataType::UInt32, false),
+        Field::new("text_chars", DataType::UInt32, false),
+        Field::new("area", DataType::Float32, false),
+        Field::new("bucket", DataType::UInt8, false),
+        Field::new("score", DataType::Float32, false),
     ]))
 }
 

@@ -48,6 +48,23 @@ pub struct SwdePage {
     pub values: Vec<(String, String)>,
 }
 
+/// An L3S-GN1 page: the crawled HTML and the same page with the assessors' label spans.
+#[derive(Debug, Clone)]
+pub struct L3sPage {
+    /// The page's uuid (upstream `urn:uuid:<id>`), also its file stem.
+    pub id: String,
+    /// The page's real URL (`url-mapping.txt`).
+    pub url: String,
+    /// The URL's host, lower-case, `www.` kept.
+    pub host: String,
+    /// `original/<id>.html.gz`, gunzipped: the page as crawled, bytes untouched. They are
+    /// UTF-8 whatever the page's `<meta>` says (see [`crate::l3s::parse_page`]).
+    pub original: Vec<u8>,
+    /// `annotated/<id>.html.gz`, gunzipped: the assessed page, a browser's serialization of
+    /// the original's DOM with `<span class="x-nc-selN">` around labelled text.
+    pub annotated: Vec<u8>,
+}
+
 /// What a loader returned, with the files it had to skip (`path: reason`).
 #[derive(Debug, Clone)]
 pub struct Loaded<T> {
@@ -603,6 +620,76 @@ fn unwrap_swde(raw: &[u8]) -> Option<(String, Vec<u8>)> {
 }
 
 // ------------------------------------------------------------------------------------------
+// l3s-gn1
+
+/// L3S-GN1 pages with their annotated twins; see [`l3s_gn1_with_skips`].
+pub fn l3s_gn1(dir: &Path) -> Vec<L3sPage> {
+    l3s_gn1_with_skips(dir).report("l3s-gn1")
+}
+
+/// L3S-GN1 (Kohlschütter et al., WSDM 2010): 621 news pages of 407 hosts (Google News, first
+/// half of 2008), each as `original/<uuid>.html.gz` (the page as crawled) and
+/// `annotated/<uuid>.html.gz` (the assessors' browser DOM with label spans; see
+/// [`crate::l3s`]). Both are kept raw (gunzipped only). `manifest.tsv` (`file`, `url`, `host`,
+/// derived from upstream's `url-mapping.txt`) lists the pages: `id` is the file name without
+/// `.html.gz`, `url` and `host` are verbatim (`host` is the URL's host, `www.` kept; derived
+/// from the URL if the column is empty). A row whose file is missing from either folder, or
+/// whose URL has no host, is skipped. Pages come in manifest order (sorted by uuid).
+pub fn l3s_gn1_with_skips(dir: &Path) -> Loaded<L3sPage> {
+    let mut out = Loaded::new();
+    let tsv_path = dir.join("manifest.tsv");
+    let rows = match read_tsv(&tsv_path) {
+        Ok(rows) => rows,
+        Err(e) => {
+            out.skip(&tsv_path, e);
+            return out;
+        }
+    };
+    for (line, row) in rows.into_iter().enumerate() {
+        let file = row.get("file").map_or("", String::as_str);
+        let url = row.get("url").map_or("", String::as_str);
+        let Some(id) = file
+            .strip_suffix(".html.gz")
+            .or_else(|| file.strip_suffix(".html"))
+            .filter(|id| !id.is_empty() && !id.contains(['/', '\\']))
+        else {
+            out.skip(
+                &tsv_path,
+                format!("row {}: file {file:?} is not <uuid>.html.gz", line + 2),
+            );
+            continue;
+        };
+        let Some(url_host) = url_host(url) else {
+            out.skip(&tsv_path, format!("row {}: no host in {url:?}", line + 2));
+            continue;
+        };
+        let host = row
+            .get("host")
+            .filter(|h| !h.is_empty())
+            .cloned()
+            .unwrap_or(url_host);
+        let mut read = |folder: &str| {
+            let path = first_existing(&[
+                dir.join(folder).join(format!("{id}.html.gz")),
+                dir.join(folder).join(format!("{id}.html")),
+            ]);
+            read_maybe_gz(&path).map_err(|e| out.skip(&path, e)).ok()
+        };
+        let (Some(original), Some(annotated)) = (read("original"), read("annotated")) else {
+            continue;
+        };
+        out.pages.push(L3sPage {
+            id: id.to_string(),
+            url: url.to_string(),
+            host,
+            original,
+            annotated,
+        });
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------------------
 // tokens
 
 /// Lower-cased word tokens, as `textf1.py` scores them (`re.findall(r"\w+", text.lower())`):
@@ -808,6 +895,40 @@ mod tests {
         assert_eq!(url, "http://www.b.test/product/1");
         assert_eq!(html, b"\xef\xbb\xbf<!DOCTYPE html>");
         assert!(unwrap_swde(b"<html>").is_none());
+    }
+
+    #[test]
+    fn l3s_odd_rows_are_skipped() {
+        let dir = std::env::temp_dir().join(format!("stencil-l3s-{}", std::process::id()));
+        for folder in ["original", "annotated"] {
+            fs::create_dir_all(dir.join(folder)).unwrap();
+            fs::write(dir.join(folder).join("a.html"), b"<p>a</p>").unwrap();
+        }
+        fs::write(dir.join("original/b.html.gz"), b"not gzip").unwrap();
+        fs::write(dir.join("annotated/b.html.gz"), b"not gzip").unwrap();
+        fs::write(dir.join("original/c.html"), b"<p>c</p>").unwrap();
+        fs::write(
+            dir.join("manifest.tsv"),
+            "file\turl\thost\n\
+             a.html.gz\thttp://A.test/x\t\n\
+             b.html.gz\thttp://b.test/\tb.test\n\
+             c.html.gz\thttp://c.test/\tc.test\n\
+             ../d.html.gz\thttp://d.test/\td.test\n\
+             e.html.gz\tnot a url\t\n",
+        )
+        .unwrap();
+        let loaded = l3s_gn1_with_skips(&dir);
+        fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(loaded.pages.len(), 1);
+        let a = &loaded.pages[0];
+        assert_eq!((a.id.as_str(), a.host.as_str()), ("a", "a.test"));
+        assert_eq!(
+            (&a.original[..], &a.annotated[..]),
+            (&b"<p>a</p>"[..], &b"<p>a</p>"[..])
+        );
+        // b: two bad gzip files; c: no annotated file; d: a path; e: no host.
+        assert_eq!(loaded.skipped.len(), 5, "{:?}", loaded.skipped);
+        assert_eq!(l3s_gn1_with_skips(&dir).skipped.len(), 1);
     }
 
     #[test]

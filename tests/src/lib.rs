@@ -1,6 +1,7 @@
 //! Helpers shared by the workspace integration tests.
 
 pub mod gold;
+pub mod l3s;
 
 use std::io::{BufReader, Cursor, Write};
 use std::path::PathBuf;

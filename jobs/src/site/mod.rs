@@ -23,8 +23,10 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use stencil_operators::dom::Dom;
+use stencil_operators::features;
 use stencil_operators::inventory::{for_each_page, Inventory};
-use stencil_operators::labels::{self, Scheme};
+use stencil_operators::labels::{self, Label, Scheme};
+use stencil_operators::model::{Example, Model, StratifiedSample};
 use stencil_operators::page::Page;
 use stencil_operators::site_level::{
     block_roots, fingerprints, inside_templates, site_of, template_roots, templated_text, url_key,
@@ -35,7 +37,8 @@ use stencil_operators::text;
 use timely::worker::Worker;
 
 use crate::cluster::ClusterArgs;
-use crate::tables::{self, StreamingPart, TrainingRow};
+use crate::tables::{self, Classified, StreamingPart, TrainingRow};
+use crate::train::TrainSettings;
 use crate::{files, LimitArgs};
 use dataflow::{HostFact, LocalFindings, LocalSample, Occurrence};
 
@@ -81,7 +84,7 @@ pub enum LabelArg {
 }
 
 impl LabelArg {
-    fn scheme(self) -> Scheme {
+    pub fn scheme(self) -> Scheme {
         match self {
             LabelArg::Paper => Scheme::Paper,
             LabelArg::Kolcz => Scheme::Kolcz,
@@ -96,6 +99,8 @@ struct Job {
     params: Params,
     scheme: Scheme,
     training: bool,
+    /// Set for `stencil train`: fit, broadcast and (optionally) score after labelling.
+    train: Option<TrainSettings>,
     limits: stencil_operators::warc::Limits,
 }
 
@@ -107,10 +112,18 @@ struct WorkerReport {
     labelled_hosts: u64,
     template_rows: u64,
     training_rows: u64,
+    examples_offered: u64,
+    model: Option<Model>,
+    node_score_rows: u64,
     failed_files: Vec<String>,
 }
 
 pub fn run(args: &SiteArgs) -> Result<ExitCode, String> {
+    run_with(args, None)
+}
+
+/// The site job, followed by training when `train` is given (`stencil train`).
+pub fn run_with(args: &SiteArgs, train: Option<TrainSettings>) -> Result<ExitCode, String> {
     if !(args.theta > 0.0 && args.theta <= 1.0) {
         return Err(format!("--theta must be in (0, 1], not {}", args.theta));
     }
@@ -128,12 +141,14 @@ pub fn run(args: &SiteArgs) -> Result<ExitCode, String> {
         },
         scheme: args.labels.scheme(),
         training: !args.no_training,
+        train,
         limits: args.limits.limits(),
     });
     if args.cluster.is_first_process() {
         // Before any worker starts: other processes write only after the first dataflow,
         // which cannot complete without this process.
-        clear_tables(&job.out)?;
+        clear_tables(&job.out, &TABLES)?;
+        clear_tables(&job.out, &["node_scores"])?;
     }
     let start = Instant::now();
     let worker_job = job.clone();
@@ -146,6 +161,9 @@ pub fn run(args: &SiteArgs) -> Result<ExitCode, String> {
         total.labelled_hosts += report.labelled_hosts;
         total.template_rows += report.template_rows;
         total.training_rows += report.training_rows;
+        total.examples_offered += report.examples_offered;
+        total.node_score_rows += report.node_score_rows;
+        total.model = total.model.or(report.model);
         total.failed_files.extend(report.failed_files);
     }
     print_summary(&job, &total, start.elapsed().as_secs_f64());
@@ -160,8 +178,8 @@ pub fn run(args: &SiteArgs) -> Result<ExitCode, String> {
 }
 
 /// Removes part files of an earlier run, which a run with fewer workers would not overwrite.
-fn clear_tables(out: &Path) -> Result<(), String> {
-    for table in TABLES {
+pub fn clear_tables(out: &Path, tables: &[&str]) -> Result<(), String> {
+    for table in tables {
         let dir = out.join(table);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -205,6 +223,31 @@ fn print_summary(job: &Job, total: &WorkerReport, seconds: f64) {
         job.scheme.as_str(),
         job.out.display()
     );
+    if let Some(model) = &total.model {
+        let validation = model.validation.as_ref();
+        let figure = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.3}"));
+        eprintln!(
+            "model: {} labelled nodes offered, {} fitted; host-disjoint AUC {} (per bucket {}) \
+             -> {}",
+            total.examples_offered,
+            model.buckets.iter().map(|b| b.examples).sum::<u64>(),
+            figure(validation.and_then(|v| v.auc)),
+            validation.map_or(String::new(), |v| v
+                .buckets
+                .iter()
+                .map(|b| figure(b.auc))
+                .collect::<Vec<_>>()
+                .join(" / ")),
+            job.out.join("model.json").display()
+        );
+    }
+    if total.node_score_rows > 0 {
+        eprintln!(
+            "{} nodes scored -> {}",
+            total.node_score_rows,
+            job.out.join("node_scores").display()
+        );
+    }
 }
 
 fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
@@ -242,13 +285,17 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     // not the worker, which must still take part in the last dataflow.
     let mut failure: Option<String> = None;
     let mut training = if job.training {
-        StreamingPart::create(&job.out, index)
+        StreamingPart::training(&job.out, index)
             .map_err(|e| failure = Some(e))
             .ok()
     } else {
         None
     };
     let mut findings = LocalFindings::default();
+    let mut sample = job
+        .train
+        .as_ref()
+        .map(|t| StratifiedSample::new(t.sample_cap));
     let mut second = Inventory::default();
     for path in &mine {
         let visit = |page: &Page, dom: &Dom| {
@@ -256,7 +303,15 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                 return;
             }
             if let Some(model) = models.get(site_of(&page.host)) {
-                let result = label_page(page, dom, model, job, &mut findings, training.as_mut());
+                let result = label_page(
+                    page,
+                    dom,
+                    model,
+                    job,
+                    &mut findings,
+                    training.as_mut(),
+                    sample.as_mut(),
+                );
                 if let Err(e) = result {
                     failure = Some(e);
                 }
@@ -278,6 +333,33 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
         ));
     }
     let (template_rows, host_rows) = dataflow::gather(worker, findings);
+    if let (Some(settings), Some(sample)) = (&job.train, sample) {
+        report.examples_offered = sample.offered();
+        // Every worker takes part, even after a failure, or the others would wait.
+        let model = crate::train::fit_and_broadcast(worker, sample, settings);
+        if failure.is_none() {
+            match model {
+                Ok(model) => {
+                    if index == 0 {
+                        crate::train::write_model(&job.out, &model)?;
+                    }
+                    if settings.score {
+                        let mut third = Inventory::default();
+                        report.node_score_rows = crate::score::score_files(
+                            &mine,
+                            &job.out,
+                            index,
+                            &model,
+                            &job.limits,
+                            &mut third,
+                        )?;
+                    }
+                    report.model = Some(model);
+                }
+                Err(e) => failure = Some(e),
+            }
+        }
+    }
     if let Some(e) = failure {
         return Err(e);
     }
@@ -316,7 +398,8 @@ fn label_page(
     model: &HostModel,
     job: &Job,
     findings: &mut LocalFindings,
-    training: Option<&mut StreamingPart>,
+    training: Option<&mut StreamingPart<TrainingRow>>,
+    sample: Option<&mut StratifiedSample>,
 ) -> Result<(), String> {
     let host = site_of(&page.host);
     let kind = job.scheme.fingerprints();
@@ -360,9 +443,11 @@ fn label_page(
             findings.offer(host, hash, occurrence);
         }
     }
-    let Some(training) = training else {
+    // The classifier learns from sampled pages only, so no host weighs more than its sample.
+    let sample = sample.filter(|_| sampled);
+    if training.is_none() && sample.is_none() {
         return Ok(());
-    };
+    }
     let labels = match job.scheme {
         Scheme::Paper => labels::paper(dom, &sums, &roots),
         // Uniqueness is only known among the sampled pages.
@@ -372,6 +457,23 @@ fn label_page(
     if labels.iter().all(Option::is_none) {
         return Ok(());
     }
+    let page_features = features::compute(dom, &sums);
+    if let Some(sample) = sample {
+        for (node, label) in labels.iter().enumerate() {
+            let Some(label) = label else { continue };
+            sample.offer(Example::new(
+                key,
+                node as u32,
+                host,
+                page_features.area[node],
+                *label == Label::Template,
+                page_features.row(node),
+            ));
+        }
+    }
+    let Some(training) = training else {
+        return Ok(());
+    };
     let paths = dom.paths();
     let url: Arc<str> = Arc::from(page.url.as_str());
     let host: Arc<str> = Arc::from(host);
@@ -387,6 +489,11 @@ fn label_page(
             label: label.as_str(),
             scheme: job.scheme.as_str(),
             subtree: sums[node],
+            classified: Classified {
+                area: page_features.area[node],
+                bucket: features::bucket(page_features.area[node], &features::BUCKET_BOUNDS) as u8,
+                features: page_features.row(node).to_vec(),
+            },
         })?;
     }
     Ok(())

@@ -1,0 +1,188 @@
+//! `stencil train` and `stencil score` as a user runs them: the same model.json and the same
+//! scores with one worker, two workers and two processes; the training table carries every
+//! feature under the model's names; the shipped model scores a WARC with no training.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{assert_same_tables, check, crawl, rows, scratch, stencil, two_processes};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+fn train(files: &[PathBuf], out: &Path, extra: &[&str]) -> String {
+    check(
+        stencil()
+            .arg("train")
+            .args(files)
+            .arg("--out")
+            .arg(out)
+            .args(["--score", "--sample-cap", "2000"])
+            .args(extra)
+            .output()
+            .unwrap(),
+    )
+}
+
+fn outputs(out: &Path) -> (String, BTreeMap<&'static str, Vec<String>>) {
+    let model = std::fs::read_to_string(out.join("model.json")).unwrap();
+    let tables = ["training", "node_scores"]
+        .into_iter()
+        .map(|table| (table, rows(out, table)))
+        .collect();
+    (model, tables)
+}
+
+#[test]
+fn same_model_and_scores_with_one_or_two_workers_and_two_processes() {
+    let dir = scratch("train");
+    let files = crawl(&dir, 5);
+
+    let one = dir.join("w1");
+    let summary = train(&files, &one, &["-w", "1"]);
+    assert!(summary.contains("host-disjoint AUC"), "{summary}");
+    let (model, reference) = outputs(&one);
+    let parsed = stencil_operators::model::Model::from_json(&model).unwrap();
+    assert!(parsed.validation.is_some());
+    // Every element of all 243 pages is scored, each score a probability.
+    let scores = &reference["node_scores"];
+    assert!(scores.len() > 243 * 50, "{} scores", scores.len());
+
+    let two = dir.join("w2");
+    train(&files, &two, &["-w", "2"]);
+    let (model_two, tables_two) = outputs(&two);
+    assert_eq!(model_two, model, "model.json of -w 2 differs from -w 1");
+    assert_same_tables(&tables_two, &reference, "-w 2 against -w 1");
+
+    // Two processes: the model is fitted in process 0 and broadcast to process 1.
+    let cluster = dir.join("n2");
+    two_processes(
+        "train",
+        &files,
+        &cluster,
+        &["--score", "--sample-cap", "2000"],
+        7919,
+    );
+    let (model_n2, tables_n2) = outputs(&cluster);
+    assert_eq!(
+        model_n2, model,
+        "model.json of 2 processes differs from -w 1"
+    );
+    assert_same_tables(&tables_n2, &reference, "2 processes against -w 1");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn training_table_has_every_feature_column_named_as_in_the_model() {
+    let dir = scratch("columns");
+    let files = crawl(&dir, 1);
+    let out = dir.join("out");
+    train(&files, &out, &[]);
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
+    let names: Vec<&str> = model["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), stencil_operators::features::COUNT);
+    let part = out.join("training").join("part-00000.parquet");
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(part).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut rows = 0;
+    for batch in reader {
+        let batch = batch.unwrap();
+        rows += batch.num_rows();
+        for name in names
+            .iter()
+            .chain(&["area", "bucket", "label", "url", "path"])
+        {
+            let column = batch
+                .column_by_name(name)
+                .unwrap_or_else(|| panic!("no column {name}"));
+            assert_eq!(column.null_count(), 0, "{name}");
+        }
+        // Features are real numbers: a template's anchor share and a page's text share are
+        // fractions.
+        let share = batch
+            .column_by_name("anchor_text_share")
+            .unwrap()
+            .as_any()
+            .downcast_ref::<arrow_array::Float32Array>()
+            .unwrap();
+        assert!(share.values().iter().all(|v| (0.0..=1.0).contains(v)));
+    }
+    assert!(rows > 1000, "{rows} training rows");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
+    let dir = scratch("score");
+    let files = crawl(&dir, 3);
+    let one = dir.join("w1");
+    let summary = check(
+        stencil()
+            .arg("score")
+            .args(&files)
+            .arg("--out")
+            .arg(&one)
+            .output()
+            .unwrap(),
+    );
+    assert!(summary.contains("scored 243 pages"), "{summary}");
+    let two = dir.join("w2");
+    check(
+        stencil()
+            .arg("score")
+            .args(&files)
+            .arg("--out")
+            .arg(&two)
+            .args(["-w", "2"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(rows(&two, "node_scores"), rows(&one, "node_scores"));
+
+    // The shipped model, trained on real sites, finds the synthetic cookie bar and keeps the
+    // article's paragraphs.
+    let all = rows(&one, "node_scores");
+    let score_of = |row: &String| -> f32 {
+        let bits = row.rsplit('\t').next().unwrap();
+        f32::from_bits(u32::from_str_radix(bits, 16).unwrap())
+    };
+    let mean = |needle: &str| {
+        let picked: Vec<f32> = all
+            .iter()
+            .filter(|r| r.contains(needle))
+            .map(score_of)
+            .collect();
+        assert!(!picked.is_empty(), "{needle}");
+        picked.iter().sum::<f32>() / picked.len() as f32
+    };
+    let (cookie, paragraphs) = (mean("div.cookie-bar\tdiv"), mean(">article>p\tp"));
+    assert!(
+        cookie > 0.5 && paragraphs < 0.5,
+        "cookie bar {cookie:.3}, article paragraphs {paragraphs:.3}"
+    );
+
+    // A file that is not a model is refused with its name.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"format\": \"something else\"}").unwrap();
+    let out = stencil()
+        .arg("score")
+        .args(&files)
+        .arg("--out")
+        .arg(dir.join("bad"))
+        .arg("--model")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.json"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,0 +1,668 @@
+//! Features of every element node for the page-level templateness classifier.
+//!
+//! Chakrabarti et al. (seed 000, §5.2) measured nodes in a rendered page: distance from the
+//! page margins and centre, area, links, anchor text, intra-site links, visible characters to
+//! HTML. Kołcz & Yih (seed 001, §3 step 4, §4.1) add text and markup features of a block in
+//! isolation, its difference from the rest of the page (KL divergence of the words) and its
+//! position in the tree. There is no renderer here, so geometry is approximated from the arena:
+//! where a node's text starts and ends in the page's text stream stands for its vertical
+//! position, and a size proxy ([`area`]) stands for its rendered area. docs/features.md gives
+//! every feature with the seed section it comes from and how it approximates the original.
+//!
+//! All features are computed for all nodes in a fixed number of O(n) passes (forward over
+//! text, backward to sum subtrees, forward to inherit from ancestors), never by walking each
+//! node's subtree: nested blocks would make that O(n · depth).
+//!
+//! Counts enter as `ln(1 + count)` and ratios as they are, so that one logistic weight per
+//! feature is a sensible model after standardization.
+
+use std::collections::HashMap;
+
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::dom::Dom;
+use crate::subtree::Subtree;
+
+/// The feature names, in the order of a feature row. They name the columns of the `training`
+/// table and the weights in `model.json`, so renaming one is a model format change.
+pub const NAMES: [&str; COUNT] = [
+    // Position: closeness to the page margins (000 §5.2), position in the tree (001 §3).
+    "text_start",
+    "text_end",
+    "margin",
+    "node_position",
+    "depth",
+    "relative_depth",
+    // Links (000 §5.2).
+    "links_per_word",
+    "anchor_text_share",
+    "anchor_size",
+    "intra_site_link_share",
+    "visible_to_html",
+    // Text (000 §5.2 title words; 001 §3 text, punctuation, divergence from the page).
+    "title_overlap",
+    "title_density",
+    "log_text_chars",
+    "log_words",
+    "text_share",
+    "punctuation_ratio",
+    "digit_ratio",
+    "word_divergence",
+    // Markup (001 §3: presence and frequency of tags, images and anchors counted apart).
+    "log_a",
+    "log_img",
+    "log_li",
+    "log_form",
+    "log_input",
+    "log_iframe",
+    "log_button",
+    "log_subtree_nodes",
+    "sibling_position",
+    "log_siblings",
+    "tag_list",
+    "tag_heading",
+    "tag_paragraph",
+    "tag_link",
+    "tag_table",
+    "tag_container",
+    // Size (000 §5.2: one model per area bucket; also a feature within the bucket).
+    "log_area",
+    "area_share",
+    // Roles hinted by class and id tokens and by HTML5 sectioning tags.
+    "role_nav",
+    "role_header",
+    "role_footer",
+    "role_sidebar",
+    "role_ad",
+    "role_social",
+    "role_comment",
+    "role_related",
+    "role_cookie",
+    "role_breadcrumb",
+    "role_content",
+    "inside_template_role",
+    "inside_content_role",
+];
+
+/// Number of features in a row.
+pub const COUNT: usize = 50;
+
+/// Size proxy weight of one image, video, iframe, embed, object, svg or canvas, in visible
+/// characters. The paper's 2000 px² hiding threshold is about a dozen characters of body text
+/// (16 px type, ~160 px² a character); a 100 × 160 px image is worth about 100.
+pub const MEDIA_WEIGHT: f32 = 100.0;
+/// Size proxy weight of a form control (input, button, select, textarea).
+pub const CONTROL_WEIGHT: f32 = 20.0;
+
+/// Upper area bounds of the first three size buckets; the fourth is everything above.
+/// Roughly: a link or heading, a paragraph or menu, a section, the page's main columns.
+pub const BUCKET_BOUNDS: [f32; 3] = [50.0, 500.0, 5000.0];
+/// Number of size buckets, hence of logistic models (000 §5.2).
+pub const BUCKETS: usize = 4;
+
+/// The size bucket of a node of the given area.
+pub fn bucket(area: f32, bounds: &[f32]) -> usize {
+    bounds.iter().take_while(|&&b| area >= b).count()
+}
+
+/// Features of one page, one row per node (rows of non-elements are zero and unused).
+#[derive(Clone, Debug, Default)]
+pub struct PageFeatures {
+    values: Vec<f32>,
+    /// Size proxy of every node: visible characters plus weighted media.
+    pub area: Vec<f32>,
+}
+
+impl PageFeatures {
+    pub fn row(&self, node: usize) -> &[f32] {
+        &self.values[node * COUNT..(node + 1) * COUNT]
+    }
+
+    pub fn len(&self) -> usize {
+        self.area.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.area.is_empty()
+    }
+}
+
+/// Counts summed over a subtree that [`Subtree`] does not carry.
+#[derive(Clone, Copy, Default)]
+struct Extra {
+    tags: [u32; TAG_COUNTED.len()],
+    media: f32,
+    punctuation: u32,
+    digits: u32,
+    /// Word tokens (alphanumeric runs), title-word occurrences, and the summed surprisal of the
+    /// tokens under the page's word distribution.
+    tokens: u32,
+    title_hits: u32,
+    surprisal: f64,
+}
+
+const TAG_COUNTED: [&str; 7] = ["a", "img", "li", "form", "input", "iframe", "button"];
+
+const ROLE_NAV: u16 = 1;
+const ROLE_HEADER: u16 = 1 << 1;
+const ROLE_FOOTER: u16 = 1 << 2;
+const ROLE_SIDEBAR: u16 = 1 << 3;
+const ROLE_AD: u16 = 1 << 4;
+const ROLE_SOCIAL: u16 = 1 << 5;
+const ROLE_COMMENT: u16 = 1 << 6;
+const ROLE_RELATED: u16 = 1 << 7;
+const ROLE_COOKIE: u16 = 1 << 8;
+const ROLE_BREADCRUMB: u16 = 1 << 9;
+const ROLE_CONTENT: u16 = 1 << 10;
+const TEMPLATE_ROLES: u16 = ROLE_NAV
+    | ROLE_HEADER
+    | ROLE_FOOTER
+    | ROLE_SIDEBAR
+    | ROLE_AD
+    | ROLE_SOCIAL
+    | ROLE_COMMENT
+    | ROLE_RELATED
+    | ROLE_COOKIE
+    | ROLE_BREADCRUMB;
+
+/// Class/id pieces that hint at a role: a piece (class or id split at every non-alphanumeric
+/// character, lower-cased) matches when it equals a word or starts with a prefix. Short or
+/// ambiguous words (`ad`, `main`) must match whole, or `shadow` and `domain` would match.
+const ROLE_WORDS: &[(u16, &[&str], &[&str])] = &[
+    (
+        ROLE_NAV,
+        &["nav", "menu", "navbar", "topnav"],
+        &["navig", "menu"],
+    ),
+    (
+        ROLE_HEADER,
+        &["header", "masthead", "logo", "branding", "topbar"],
+        &["header", "masthead"],
+    ),
+    (
+        ROLE_FOOTER,
+        &["footer", "copyright", "colophon"],
+        &["footer"],
+    ),
+    (
+        ROLE_SIDEBAR,
+        &["sidebar", "aside", "rail", "widget", "widgets"],
+        &["sidebar", "widget"],
+    ),
+    (
+        ROLE_AD,
+        &[
+            "ad",
+            "ads",
+            "adsbygoogle",
+            "advert",
+            "dfp",
+            "promo",
+            "banner",
+            "sponsor",
+            "sponsored",
+        ],
+        &["advert", "sponsor"],
+    ),
+    (
+        ROLE_SOCIAL,
+        &[
+            "share",
+            "social",
+            "facebook",
+            "twitter",
+            "addthis",
+            "sharethis",
+        ],
+        &["share", "social"],
+    ),
+    (
+        ROLE_COMMENT,
+        &["comment", "comments", "disqus", "respond", "reply"],
+        &["comment"],
+    ),
+    (
+        ROLE_RELATED,
+        &[
+            "related",
+            "recommended",
+            "popular",
+            "trending",
+            "outbrain",
+            "taboola",
+            "recirc",
+        ],
+        &["related", "recommend"],
+    ),
+    (
+        ROLE_COOKIE,
+        &["cookie", "cookies", "consent", "gdpr", "cmp"],
+        &["cookie", "consent"],
+    ),
+    (
+        ROLE_BREADCRUMB,
+        &["breadcrumb", "breadcrumbs", "crumbs"],
+        &["breadcrumb"],
+    ),
+    (
+        ROLE_CONTENT,
+        &[
+            "article", "content", "main", "post", "entry", "story", "prose",
+        ],
+        &["article", "content", "entry", "story"],
+    ),
+];
+
+fn role_of_piece(piece: &str) -> u16 {
+    let mut mask = 0;
+    for &(role, words, prefixes) in ROLE_WORDS {
+        if words.contains(&piece) || prefixes.iter().any(|p| piece.starts_with(p)) {
+            mask |= role;
+        }
+    }
+    mask
+}
+
+fn role_of_tag(tag: &str) -> u16 {
+    match tag {
+        "nav" => ROLE_NAV,
+        "header" => ROLE_HEADER,
+        "footer" => ROLE_FOOTER,
+        "aside" => ROLE_SIDEBAR,
+        "article" | "main" => ROLE_CONTENT,
+        _ => 0,
+    }
+}
+
+/// The roles an element's tag, id and classes hint at.
+fn own_roles(dom: &Dom, i: usize, scratch: &mut String) -> u16 {
+    let mut mask = dom.tag(i).map_or(0, |t| role_of_tag(t));
+    for name in dom.id(i).into_iter().chain(dom.classes(i)) {
+        for piece in name.split(|c: char| !c.is_alphanumeric()) {
+            if piece.is_empty() || piece.len() > 40 {
+                continue;
+            }
+            scratch.clear();
+            scratch.extend(piece.chars().flat_map(char::to_lowercase));
+            mask |= role_of_piece(scratch);
+        }
+    }
+    mask
+}
+
+/// Lower-cased alphanumeric runs of at least three characters: the words compared with the
+/// title and the page (shorter runs are mostly stop words, numbers and initials).
+fn for_each_token(text: &str, scratch: &mut String, mut visit: impl FnMut(u64)) {
+    for run in text.split(|c: char| !c.is_alphanumeric()) {
+        if run.chars().nth(2).is_none() {
+            continue;
+        }
+        scratch.clear();
+        scratch.extend(run.chars().flat_map(char::to_lowercase));
+        visit(xxh3_64(scratch.as_bytes()));
+    }
+}
+
+fn ln1p(x: impl Into<f64>) -> f32 {
+    (x.into()).ln_1p() as f32
+}
+
+fn ratio(part: impl Into<f64>, whole: impl Into<f64>) -> f32 {
+    let whole = whole.into();
+    if whole > 0.0 {
+        (part.into() / whole) as f32
+    } else {
+        0.0
+    }
+}
+
+/// Computes the features of every element of `dom`, given its [`Subtree`] aggregates.
+pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
+    let n = dom.len();
+    let mut extra = vec![Extra::default(); n];
+    let mut scratch = String::new();
+
+    // Forward over text: tokens, punctuation, digits, and the page's word distribution.
+    let mut title_words: Vec<u64> = Vec::new();
+    if let Some(title) = dom.title() {
+        for_each_token(title, &mut scratch, |h| title_words.push(h));
+    }
+    title_words.sort_unstable();
+    title_words.dedup();
+    let mut token_hashes: Vec<u64> = Vec::new();
+    let mut token_ranges: Vec<(usize, u32, u32)> = Vec::new();
+    let mut frequency: HashMap<u64, u32> = HashMap::new();
+    for (i, e) in extra.iter_mut().enumerate() {
+        let Some(text) = dom.visible_text(i) else {
+            continue;
+        };
+        for c in text.chars() {
+            if c.is_numeric() {
+                e.digits += 1;
+            } else if !c.is_alphanumeric() && !c.is_whitespace() {
+                e.punctuation += 1;
+            }
+        }
+        let start = token_hashes.len() as u32;
+        for_each_token(text, &mut scratch, |h| token_hashes.push(h));
+        let end = token_hashes.len() as u32;
+        if end > start {
+            token_ranges.push((i, start, end));
+        }
+    }
+    for &h in &token_hashes {
+        *frequency.entry(h).or_default() += 1;
+    }
+    let total_tokens = token_hashes.len() as f64;
+    let surprisal = |h: &u64| -> f64 {
+        let p = f64::from(frequency.get(h).copied().unwrap_or(1)) / total_tokens;
+        -p.ln()
+    };
+    // The page's entropy is the mean surprisal of its tokens; summed in page order (never in
+    // hash-map order) so that every run gives the same bits.
+    let page_entropy = if token_hashes.is_empty() {
+        0.0
+    } else {
+        token_hashes.iter().map(surprisal).sum::<f64>() / total_tokens
+    };
+    for &(i, start, end) in &token_ranges {
+        let e = &mut extra[i];
+        for h in &token_hashes[start as usize..end as usize] {
+            e.tokens += 1;
+            if title_words.binary_search(h).is_ok() {
+                e.title_hits += 1;
+            }
+            e.surprisal += surprisal(h);
+        }
+    }
+
+    // Backward: sum subtrees (children come after their parent in pre-order).
+    for i in (0..n).rev() {
+        if let Some(tag) = dom.tag(i) {
+            let tag: &str = tag;
+            if let Some(k) = TAG_COUNTED.iter().position(|&t| t == tag) {
+                extra[i].tags[k] += 1;
+            }
+            extra[i].media += match tag {
+                "img" | "video" | "iframe" | "embed" | "object" | "svg" | "canvas" => MEDIA_WEIGHT,
+                "input" | "button" | "select" | "textarea" => CONTROL_WEIGHT,
+                _ => 0.0,
+            };
+        }
+        if let Some(parent) = dom.parent(i) {
+            let child = extra[i];
+            let p = &mut extra[parent];
+            for (sum, add) in p.tags.iter_mut().zip(child.tags) {
+                *sum += add;
+            }
+            p.media += child.media;
+            p.punctuation += child.punctuation;
+            p.digits += child.digits;
+            p.tokens += child.tokens;
+            p.title_hits += child.title_hits;
+            p.surprisal += child.surprisal;
+        }
+    }
+
+    let area: Vec<f32> = (0..n)
+        .map(|i| sums[i].text_chars as f32 + extra[i].media)
+        .collect();
+
+    // Forward: roles inherited from ancestors, sibling positions.
+    let mut own = vec![0u16; n];
+    let mut inherited = vec![0u16; n];
+    let mut sibling = vec![(0u32, 0u32); n];
+    for i in 0..n {
+        if dom.element(i).is_none() {
+            continue;
+        }
+        own[i] = own_roles(dom, i, &mut scratch);
+        if let Some(parent) = dom.parent(i) {
+            inherited[i] = inherited[parent] | own[parent];
+        }
+        let elements: Vec<usize> = dom
+            .children(i)
+            .filter(|&c| dom.element(c).is_some())
+            .collect();
+        let count = elements.len() as u32;
+        for (k, child) in elements.into_iter().enumerate() {
+            sibling[child] = (k as u32, count);
+        }
+    }
+
+    let page_chars = sums.first().map_or(0, |s| s.text_chars);
+    let page_area = area.first().copied().unwrap_or(0.0);
+    let max_depth = dom.nodes().iter().map(|node| node.depth).max().unwrap_or(0);
+    let title_len = title_words.len() as u32;
+    let mut values = vec![0f32; n * COUNT];
+    for i in 0..n {
+        let Some(tag) = dom.tag(i) else { continue };
+        let tag: &str = tag;
+        let s = &sums[i];
+        let e = &extra[i];
+        let depth = dom.node(i).depth;
+        let start = ratio(s.text_start, page_chars);
+        let end = ratio(s.text_end(), page_chars);
+        let (sibling_index, siblings) = sibling[i];
+        let roles = own[i];
+        let has = |role: u16| f32::from(u8::from(roles & role != 0));
+        let mean_surprisal = if e.tokens > 0 {
+            e.surprisal / f64::from(e.tokens)
+        } else {
+            page_entropy
+        };
+        let row: [f32; COUNT] = [
+            start,
+            end,
+            start.min(1.0 - end).max(0.0),
+            ratio(i as u32, n as u32),
+            ln1p(depth),
+            ratio(depth, max_depth),
+            ratio(s.links, s.words),
+            ratio(s.anchor_text_chars, s.text_chars),
+            ln1p(ratio(s.anchor_text_chars, s.links)),
+            ratio(s.intra_host_links, s.links),
+            ratio(s.text_chars, s.html_bytes),
+            ratio(e.title_hits, title_len).min(1.0),
+            ratio(e.title_hits, e.tokens),
+            ln1p(s.text_chars),
+            ln1p(s.words),
+            ratio(s.text_chars, page_chars),
+            ratio(e.punctuation, s.text_chars),
+            ratio(e.digits, s.text_chars),
+            (mean_surprisal - page_entropy) as f32,
+            ln1p(e.tags[0]),
+            ln1p(e.tags[1]),
+            ln1p(e.tags[2]),
+            ln1p(e.tags[3]),
+            ln1p(e.tags[4]),
+            ln1p(e.tags[5]),
+            ln1p(e.tags[6]),
+            ln1p(s.descendants),
+            if siblings > 1 {
+                sibling_index as f32 / (siblings - 1) as f32
+            } else {
+                0.0
+            },
+            ln1p(siblings),
+            f32::from(u8::from(matches!(
+                tag,
+                "ul" | "ol" | "li" | "dl" | "dt" | "dd" | "menu"
+            ))),
+            f32::from(u8::from(matches!(
+                tag,
+                "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
+            ))),
+            f32::from(u8::from(matches!(tag, "p" | "blockquote" | "pre"))),
+            f32::from(u8::from(tag == "a")),
+            f32::from(u8::from(matches!(
+                tag,
+                "table" | "tbody" | "thead" | "tr" | "td" | "th"
+            ))),
+            f32::from(u8::from(matches!(tag, "div" | "section" | "span"))),
+            ln1p(area[i]),
+            ratio(area[i], page_area),
+            has(ROLE_NAV),
+            has(ROLE_HEADER),
+            has(ROLE_FOOTER),
+            has(ROLE_SIDEBAR),
+            has(ROLE_AD),
+            has(ROLE_SOCIAL),
+            has(ROLE_COMMENT),
+            has(ROLE_RELATED),
+            has(ROLE_COOKIE),
+            has(ROLE_BREADCRUMB),
+            has(ROLE_CONTENT),
+            f32::from(u8::from(inherited[i] & TEMPLATE_ROLES != 0)),
+            f32::from(u8::from(inherited[i] & ROLE_CONTENT != 0)),
+        ];
+        values[i * COUNT..(i + 1) * COUNT].copy_from_slice(&row);
+    }
+    PageFeatures { values, area }
+}
+
+/// The index of a feature by name.
+pub fn index_of(name: &str) -> Option<usize> {
+    NAMES.iter().position(|&n| n == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::subtree::summarize;
+
+    fn page(html: &str) -> (Dom, PageFeatures) {
+        let dom = crate::dom::parse(html, 512);
+        let sums = summarize(&dom, "example.com");
+        let features = compute(&dom, &sums);
+        (dom, features)
+    }
+
+    fn find(dom: &Dom, id: &str) -> usize {
+        (0..dom.len()).find(|&i| dom.id(i) == Some(id)).unwrap()
+    }
+
+    fn get(f: &PageFeatures, node: usize, name: &str) -> f32 {
+        f.row(node)[index_of(name).unwrap()]
+    }
+
+    const PAGE: &str = "<html><head><title>Rust parsers compared</title></head><body>\
+        <div id=top class='site-header'><ul id=menu class=main-nav>\
+        <li><a href='/'>Home</a></li><li><a href='/news'>News</a></li>\
+        <li><a href='https://other.org/x'>Elsewhere</a></li></ul></div>\
+        <article id=story><h1 id=h>Rust parsers compared</h1>\
+        <p id=p>We compared three parsers written in Rust, measuring speed and correctness \
+        on ten thousand crawled pages; the parsers differ by 3x in speed.</p>\
+        <img src=a.png></article>\
+        <div id=foot class=footer><p>Copyright 2026 Example Inc. All rights reserved.</p></div>\
+        </body></html>";
+
+    #[test]
+    fn names_match_the_row() {
+        assert_eq!(NAMES.len(), COUNT);
+        let mut sorted = NAMES.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), COUNT, "feature names are unique");
+    }
+
+    #[test]
+    fn margins_follow_the_text_stream() {
+        let (dom, f) = page(PAGE);
+        let (top, story, foot) = (find(&dom, "top"), find(&dom, "story"), find(&dom, "foot"));
+        assert_eq!(get(&f, top, "text_start"), 0.0);
+        assert_eq!(get(&f, top, "margin"), 0.0);
+        assert!((get(&f, foot, "text_end") - 1.0).abs() < 1e-6);
+        assert_eq!(get(&f, foot, "margin"), 0.0);
+        assert!(
+            get(&f, story, "margin") > 0.05,
+            "the article sits between header and footer"
+        );
+    }
+
+    #[test]
+    fn links_and_anchor_text() {
+        let (dom, f) = page(PAGE);
+        let (menu, p) = (find(&dom, "menu"), find(&dom, "p"));
+        assert_eq!(get(&f, menu, "anchor_text_share"), 1.0);
+        assert!(
+            (get(&f, menu, "links_per_word") - 1.0).abs() < 1e-6,
+            "3 links, 3 words"
+        );
+        assert!((get(&f, menu, "intra_site_link_share") - 2.0 / 3.0).abs() < 1e-6);
+        assert!((get(&f, menu, "log_li") - 3f32.ln_1p()).abs() < 1e-6);
+        assert_eq!(get(&f, p, "anchor_text_share"), 0.0);
+        assert_eq!(get(&f, p, "links_per_word"), 0.0);
+        assert!(get(&f, p, "visible_to_html") > get(&f, menu, "visible_to_html"));
+    }
+
+    #[test]
+    fn title_words_and_divergence() {
+        let (dom, f) = page(PAGE);
+        let (h, menu, foot) = (find(&dom, "h"), find(&dom, "menu"), find(&dom, "foot"));
+        assert_eq!(get(&f, h, "title_overlap"), 1.0);
+        assert_eq!(get(&f, h, "title_density"), 1.0);
+        assert_eq!(get(&f, menu, "title_overlap"), 0.0);
+        // The heading repeats the article's words; the footer's words occur nowhere else.
+        assert!(get(&f, foot, "word_divergence") > get(&f, h, "word_divergence"));
+        assert!(get(&f, foot, "digit_ratio") > 0.0);
+        assert!(get(&f, foot, "punctuation_ratio") > 0.0);
+    }
+
+    #[test]
+    fn roles_from_classes_ids_and_tags() {
+        let (dom, f) = page(PAGE);
+        let (top, menu, story, foot) = (
+            find(&dom, "top"),
+            find(&dom, "menu"),
+            find(&dom, "story"),
+            find(&dom, "foot"),
+        );
+        assert_eq!(get(&f, top, "role_header"), 1.0);
+        assert_eq!(get(&f, menu, "role_nav"), 1.0);
+        assert_eq!(
+            get(&f, menu, "role_content"),
+            1.0,
+            "`main-nav` hints at both"
+        );
+        assert_eq!(get(&f, menu, "inside_template_role"), 1.0);
+        assert_eq!(get(&f, story, "role_content"), 1.0);
+        assert_eq!(get(&f, story, "inside_template_role"), 0.0);
+        assert_eq!(get(&f, find(&dom, "p"), "inside_content_role"), 1.0);
+        assert_eq!(get(&f, foot, "role_footer"), 1.0);
+        assert_eq!(role_of_piece("shadow"), 0);
+        assert_eq!(role_of_piece("ad"), ROLE_AD);
+        assert_eq!(role_of_piece("navigation"), ROLE_NAV);
+    }
+
+    #[test]
+    fn area_counts_media_and_picks_a_bucket() {
+        let (dom, f) = page(PAGE);
+        let story = find(&dom, "story");
+        let text = summarize(&dom, "example.com")[story].text_chars as f32;
+        assert_eq!(f.area[story], text + MEDIA_WEIGHT);
+        assert_eq!(bucket(0.0, &BUCKET_BOUNDS), 0);
+        assert_eq!(bucket(50.0, &BUCKET_BOUNDS), 1);
+        assert_eq!(bucket(4999.0, &BUCKET_BOUNDS), 2);
+        assert_eq!(bucket(1e9, &BUCKET_BOUNDS), 3);
+    }
+
+    #[test]
+    fn siblings_and_deep_pages() {
+        let (dom, f) = page(PAGE);
+        let lis: Vec<usize> = (0..dom.len())
+            .filter(|&i| dom.tag(i).is_some_and(|t| &**t == "li"))
+            .collect();
+        assert_eq!(get(&f, lis[0], "sibling_position"), 0.0);
+        assert_eq!(get(&f, lis[2], "sibling_position"), 1.0);
+        assert!((get(&f, lis[1], "log_siblings") - 3f32.ln_1p()).abs() < 1e-6);
+        // 20,000 nested divs: no recursion, every value finite.
+        let deep = format!(
+            "<body>{}x{}</body>",
+            "<div>".repeat(20_000),
+            "</div>".repeat(20_000)
+        );
+        let (_, f) = page(&deep);
+        assert!(f.values.iter().all(|v| v.is_finite()));
+    }
+}
