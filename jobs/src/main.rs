@@ -24,7 +24,8 @@ use stencil_operators::warc::Limits;
     version,
     about = "Find and remove web page templates in crawl archives",
     long_about = "Stencil reads WARC files, parses every HTML page into a compact DOM, hashes \
-                  every subtree, and (in later stages) learns which blocks are templates."
+                  every subtree, learns which blocks repeat across a site's pages, and trains a \
+                  classifier that scores how template-like every node of any page is."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -69,8 +70,9 @@ enum Command {
     /// Common-Crawl-style .warc.gz.
     #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
     Synth(SynthArgs),
-    /// Generate a small synthetic crawl, inspect it and find its site-level templates: the
-    /// quickest look at what Stencil does.
+    /// Generate a small synthetic crawl, inspect it, find its site-level templates, train the
+    /// page-level classifier on them and score every node: the quickest look at what Stencil
+    /// does.
     #[command(after_help = "Example:\n  stencil demo --dir stencil-demo")]
     Demo(DemoArgs),
 }

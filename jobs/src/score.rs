@@ -25,7 +25,8 @@ use crate::{files, LimitArgs};
 
 #[derive(Args)]
 pub struct ScoreArgs {
-    /// WARC files (.warc, .warc.gz) or directories holding them.
+    /// WARC files (.warc, .warc.gz), directories holding them, or single HTML pages (.html,
+    /// .htm).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// Output folder; the scores are written to OUT/node_scores.
@@ -54,16 +55,17 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
 
 /// Scores every element of one page and streams the rows.
 pub fn score_page(
-    page: &Page,
+    url: &str,
+    host: &str,
     dom: &Dom,
     model: &Model,
     out: &mut StreamingPart<NodeScoreRow>,
 ) -> Result<(), String> {
-    let sums = summarize(dom, &page.host);
+    let sums = summarize(dom, host);
     let page_features = features::compute(dom, &sums);
     let paths = dom.paths();
-    let url: Arc<str> = Arc::from(page.url.as_str());
-    let host: Arc<str> = Arc::from(site_of(&page.host));
+    let url: Arc<str> = Arc::from(url);
+    let host: Arc<str> = Arc::from(site_of(host));
     for (node, path) in paths.into_iter().enumerate() {
         let Some(tag) = dom.tag(node) else { continue };
         let area = page_features.area[node];
@@ -83,7 +85,34 @@ pub fn score_page(
     Ok(())
 }
 
-/// Scores every page of `files` into this worker's `node_scores` part.
+/// Whether a path names a single HTML page rather than a WARC file.
+fn is_html_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = name.to_ascii_lowercase();
+    name.ends_with(".html") || name.ends_with(".htm")
+}
+
+/// Reads one HTML file as a page: its bytes (at most the page size limit), its charset found
+/// as for a WARC page without HTTP headers (BOM, `<meta>`, then detection), and its URL the
+/// file's `file:` path.
+fn read_html_file(
+    path: &Path,
+    limits: &stencil_operators::warc::Limits,
+) -> Result<(String, Dom), String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(limits.max_page_bytes as u64)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let decoded = stencil_operators::charset::decode(&bytes, None, None);
+    let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    Ok((format!("file://{}", absolute.display()), dom))
+}
+
+/// Scores every page of `files` (WARC files, or single `.html` pages) into this worker's
+/// `node_scores` part.
 pub fn score_files(
     files: &[&PathBuf],
     out: &Path,
@@ -95,9 +124,20 @@ pub fn score_files(
     let mut part = StreamingPart::node_scores(out, worker)?;
     let mut failure: Option<String> = None;
     for path in files {
+        if is_html_file(path) {
+            let scored = read_html_file(path, limits)
+                .and_then(|(url, dom)| score_page(&url, "", &dom, model, &mut part));
+            match scored {
+                Ok(()) => *inventory.by_outcome.entry("page".to_string()).or_default() += 1,
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+            continue;
+        }
         let visit = |page: &Page, dom: &Dom| {
             if failure.is_none() {
-                if let Err(e) = score_page(page, dom, model, &mut part) {
+                if let Err(e) = score_page(&page.url, &page.host, dom, model, &mut part) {
                     failure = Some(e);
                 }
             }

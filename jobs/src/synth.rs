@@ -10,9 +10,10 @@ use std::process::ExitCode;
 use stencil_operators::synth;
 use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
 
+use stencil_operators::model::FitParams;
 use stencil_operators::site_level::Params;
 
-use crate::{inspect, site, DemoArgs, InspectArgs, SynthArgs};
+use crate::{inspect, site, train, DemoArgs, InspectArgs, SynthArgs};
 
 /// Where the gold of a crawl written to `out` goes: `crawl.warc.gz` → `crawl.gold.jsonl`.
 pub fn gold_path(out: &Path) -> PathBuf {
@@ -105,25 +106,35 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
         limits: crate::LimitArgs::defaults(),
     })?;
     let out = args.dir.join("site");
-    println!("\nsite-level templates (stencil site, 2 workers):");
-    let code = site::run(&site::SiteArgs {
-        paths: vec![crawl],
-        out: out.clone(),
-        labels: site::LabelArg::Paper,
-        theta: Params::default().theta,
-        min_host_pages: Params::default().min_host_pages,
-        host_sample: Params::default().host_sample,
-        no_training: false,
-        cluster: crate::cluster::ClusterArgs {
-            workers: 2,
-            processes: 1,
-            process: 0,
-            hostfile: None,
+    println!(
+        "\nsite-level templates, then the page-level classifier trained on their labels, \
+         broadcast and applied to every node (stencil train --score, 2 workers):"
+    );
+    let code = train::run(&train::TrainArgs {
+        site: site::SiteArgs {
+            paths: vec![crawl],
+            out: out.clone(),
+            labels: site::LabelArg::Paper,
+            theta: Params::default().theta,
+            min_host_pages: Params::default().min_host_pages,
+            host_sample: Params::default().host_sample,
+            no_training: false,
+            cluster: crate::cluster::ClusterArgs {
+                workers: 2,
+                processes: 1,
+                process: 0,
+                hostfile: None,
+            },
+            limits: crate::LimitArgs::defaults(),
         },
-        limits: crate::LimitArgs::defaults(),
+        sample_cap: 20_000,
+        l2: FitParams::default().l2,
+        folds: FitParams::default().folds,
+        score: true,
     })?;
     println!(
-        "tables: {}/{{site_templates,hosts,training}}/part-*.parquet",
+        "tables: {}/{{site_templates,hosts,training,node_scores}}/part-*.parquet and {}/model.json",
+        out.display(),
         out.display()
     );
     Ok(code)

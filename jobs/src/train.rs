@@ -115,11 +115,17 @@ pub fn fit_and_broadcast(
     worker.step_while(|| probe.less_than(&1));
 
     let fitted = (worker.index() == 0).then(|| {
+        let start = std::time::Instant::now();
         let mut sample = StratifiedSample::new(settings.sample_cap);
         for example in gathered.take() {
             sample.offer(example);
         }
-        fit_sample(sample, settings).map(|model| model.to_json())
+        let fitted = fit_sample(sample, settings).map(|model| model.to_json());
+        tracing::info!(
+            seconds = start.elapsed().as_secs_f64(),
+            "validated and fitted on worker 0"
+        );
+        fitted
     });
 
     let received: Rc<RefCell<Vec<Result<String, String>>>> = Rc::default();

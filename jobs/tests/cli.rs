@@ -81,7 +81,8 @@ fn demo_generates_a_crawl_inspects_it_and_finds_its_templates() {
     let text = String::from_utf8_lossy(&stdout);
     assert!(text.contains("generated 600 pages of 20 hosts"), "{text}");
     assert!(text.contains("pages            600"), "{text}");
-    for table in ["site_templates", "hosts", "training"] {
+    assert!(dir.join("site").join("model.json").is_file());
+    for table in ["site_templates", "hosts", "training", "node_scores"] {
         for part in ["part-00000.parquet", "part-00001.parquet"] {
             assert!(
                 dir.join("site").join(table).join(part).is_file(),

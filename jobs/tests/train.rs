@@ -96,6 +96,12 @@ fn training_table_has_every_feature_column_named_as_in_the_model() {
     for batch in reader {
         let batch = batch.unwrap();
         rows += batch.num_rows();
+        let schema = batch.schema();
+        let mut columns: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let all = columns.len();
+        columns.sort_unstable();
+        columns.dedup();
+        assert_eq!(columns.len(), all, "column names are unique");
         for name in names
             .iter()
             .chain(&["area", "bucket", "label", "url", "path"])
@@ -168,6 +174,25 @@ fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
         cookie > 0.5 && paragraphs < 0.5,
         "cookie bar {cookie:.3}, article paragraphs {paragraphs:.3}"
     );
+
+    // A single HTML page needs no WARC: its nodes are scored like a crawled page's.
+    let page = dir.join("one page.html");
+    let synthetic = stencil_operators::synth::crawl(1, 1, 3);
+    std::fs::write(&page, &synthetic[0].html).unwrap();
+    let single = dir.join("single");
+    let summary = check(
+        stencil()
+            .arg("score")
+            .arg(&page)
+            .arg("--out")
+            .arg(&single)
+            .output()
+            .unwrap(),
+    );
+    assert!(summary.contains("scored 1 pages"), "{summary}");
+    let scored = rows(&single, "node_scores");
+    assert!(scored.len() > 50, "{} rows", scored.len());
+    assert!(scored[0].starts_with("file://"), "{}", scored[0]);
 
     // A file that is not a model is refused with its name.
     let bad = dir.join("bad.json");

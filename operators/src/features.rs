@@ -17,6 +17,7 @@
 //! feature is a sensible model after standardization.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -31,7 +32,7 @@ pub const NAMES: [&str; COUNT] = [
     "text_end",
     "margin",
     "node_position",
-    "depth",
+    "log_depth",
     "relative_depth",
     // Links (000 §5.2).
     "links_per_word",
@@ -290,18 +291,65 @@ fn own_roles(dom: &Dom, i: usize, scratch: &mut String) -> u16 {
     mask
 }
 
-/// Lower-cased alphanumeric runs of at least three characters: the words compared with the
-/// title and the page (shorter runs are mostly stop words, numbers and initials).
-fn for_each_token(text: &str, scratch: &mut String, mut visit: impl FnMut(u64)) {
-    for run in text.split(|c: char| !c.is_alphanumeric()) {
-        if run.chars().nth(2).is_none() {
+/// One pass over a text node's characters: digits and punctuation are counted, and every word
+/// token — a lower-cased alphanumeric run of at least three characters (shorter runs are mostly
+/// stop words, numbers and initials) — is hashed and handed to `token`. Returns
+/// (digits, punctuation).
+fn scan_text(text: &str, word: &mut Vec<u8>, mut token: impl FnMut(u64)) -> (u32, u32) {
+    let (mut digits, mut punctuation) = (0, 0);
+    let mut run_chars = 0;
+    let mut utf8 = [0u8; 4];
+    word.clear();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if c.is_numeric() {
+                digits += 1;
+            }
+            if c.is_ascii() {
+                word.push((c as u8).to_ascii_lowercase());
+            } else {
+                for lower in c.to_lowercase() {
+                    word.extend_from_slice(lower.encode_utf8(&mut utf8).as_bytes());
+                }
+            }
+            run_chars += 1;
             continue;
         }
-        scratch.clear();
-        scratch.extend(run.chars().flat_map(char::to_lowercase));
-        visit(xxh3_64(scratch.as_bytes()));
+        if !c.is_whitespace() {
+            punctuation += 1;
+        }
+        if run_chars >= 3 {
+            token(xxh3_64(word));
+        }
+        word.clear();
+        run_chars = 0;
+    }
+    if run_chars >= 3 {
+        token(xxh3_64(word));
+    }
+    (digits, punctuation)
+}
+
+/// Token keys are xxh3 hashes already; hashing them again with SipHash was a measurable share
+/// of the feature time.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
+
+type TokenMap<V> = HashMap<u64, V, BuildHasherDefault<Prehashed>>;
 
 fn ln1p(x: impl Into<f64>) -> f32 {
     (x.into()).ln_1p() as f32
@@ -321,49 +369,44 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     let n = dom.len();
     let mut extra = vec![Extra::default(); n];
     let mut scratch = String::new();
+    let mut word = Vec::new();
 
     // Forward over text: tokens, punctuation, digits, and the page's word distribution.
     let mut title_words: Vec<u64> = Vec::new();
     if let Some(title) = dom.title() {
-        for_each_token(title, &mut scratch, |h| title_words.push(h));
+        scan_text(title, &mut word, |h| title_words.push(h));
     }
     title_words.sort_unstable();
     title_words.dedup();
     let mut token_hashes: Vec<u64> = Vec::new();
     let mut token_ranges: Vec<(usize, u32, u32)> = Vec::new();
-    let mut frequency: HashMap<u64, u32> = HashMap::new();
     for (i, e) in extra.iter_mut().enumerate() {
         let Some(text) = dom.visible_text(i) else {
             continue;
         };
-        for c in text.chars() {
-            if c.is_numeric() {
-                e.digits += 1;
-            } else if !c.is_alphanumeric() && !c.is_whitespace() {
-                e.punctuation += 1;
-            }
-        }
         let start = token_hashes.len() as u32;
-        for_each_token(text, &mut scratch, |h| token_hashes.push(h));
+        (e.digits, e.punctuation) = scan_text(text, &mut word, |h| token_hashes.push(h));
         let end = token_hashes.len() as u32;
         if end > start {
             token_ranges.push((i, start, end));
         }
     }
+    let mut frequency: TokenMap<u32> = TokenMap::default();
     for &h in &token_hashes {
         *frequency.entry(h).or_default() += 1;
     }
     let total_tokens = token_hashes.len() as f64;
-    let surprisal = |h: &u64| -> f64 {
-        let p = f64::from(frequency.get(h).copied().unwrap_or(1)) / total_tokens;
-        -p.ln()
-    };
+    let surprisal: TokenMap<f64> = frequency
+        .into_iter()
+        .map(|(h, count)| (h, -(f64::from(count) / total_tokens).ln()))
+        .collect();
+    let surprisal_of = |h: &u64| surprisal.get(h).copied().unwrap_or(0.0);
     // The page's entropy is the mean surprisal of its tokens; summed in page order (never in
     // hash-map order) so that every run gives the same bits.
     let page_entropy = if token_hashes.is_empty() {
         0.0
     } else {
-        token_hashes.iter().map(surprisal).sum::<f64>() / total_tokens
+        token_hashes.iter().map(surprisal_of).sum::<f64>() / total_tokens
     };
     for &(i, start, end) in &token_ranges {
         let e = &mut extra[i];
@@ -372,7 +415,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             if title_words.binary_search(h).is_ok() {
                 e.title_hits += 1;
             }
-            e.surprisal += surprisal(h);
+            e.surprisal += surprisal_of(h);
         }
     }
 
@@ -411,7 +454,8 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     // Forward: roles inherited from ancestors, sibling positions.
     let mut own = vec![0u16; n];
     let mut inherited = vec![0u16; n];
-    let mut sibling = vec![(0u32, 0u32); n];
+    let mut sibling_index = vec![0u32; n];
+    let mut element_children = vec![0u32; n];
     for i in 0..n {
         if dom.element(i).is_none() {
             continue;
@@ -420,13 +464,9 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
         if let Some(parent) = dom.parent(i) {
             inherited[i] = inherited[parent] | own[parent];
         }
-        let elements: Vec<usize> = dom
-            .children(i)
-            .filter(|&c| dom.element(c).is_some())
-            .collect();
-        let count = elements.len() as u32;
-        for (k, child) in elements.into_iter().enumerate() {
-            sibling[child] = (k as u32, count);
+        if let Some(parent) = dom.parent(i) {
+            sibling_index[i] = element_children[parent];
+            element_children[parent] += 1;
         }
     }
 
@@ -443,7 +483,10 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
         let depth = dom.node(i).depth;
         let start = ratio(s.text_start, page_chars);
         let end = ratio(s.text_end(), page_chars);
-        let (sibling_index, siblings) = sibling[i];
+        let (sibling_index, siblings) = (
+            sibling_index[i],
+            dom.parent(i).map_or(1, |p| element_children[p]),
+        );
         let roles = own[i];
         let has = |role: u16| f32::from(u8::from(roles & role != 0));
         let mean_surprisal = if e.tokens > 0 {

@@ -82,7 +82,8 @@ pub fn training() -> SchemaRef {
         Field::new("images", DataType::UInt32, false),
         Field::new("descendants", DataType::UInt32, false),
         Field::new("html_bytes", DataType::UInt32, false),
-        Field::new("text_start", DataType::UInt32, false),
+        // `text_start` is the name of the (normalized) feature below; the raw offset is this.
+        Field::new("text_offset", DataType::UInt32, false),
     ];
     fields.extend(classifier_fields());
     Arc::new(Schema::new(fields))
@@ -122,6 +123,23 @@ pub fn node_scores() -> SchemaRef {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn column_names_are_unique_in_every_table() {
+        for schema in [
+            super::records(),
+            super::site_templates(),
+            super::hosts(),
+            super::training(),
+            super::node_scores(),
+        ] {
+            let mut names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            let all = names.len();
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), all, "duplicate column in {schema:?}");
+        }
+    }
+
     #[test]
     fn records_has_the_contract_columns() {
         let schema = super::records();

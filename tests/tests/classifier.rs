@@ -123,11 +123,37 @@ fn shipped_model_on_l3s_gn1_node_labels() {
     let Some(dir) = shared_dir("data/l3s-gn1") else {
         return;
     };
-    let model = Model::default_model();
+    // STENCIL_L3S_MODEL=path/model.json measures another model the same way (for
+    // docs/model.md); the asserts below are for the shipped one.
+    let model = match std::env::var_os("STENCIL_L3S_MODEL") {
+        Some(path) => {
+            Model::from_json(&std::fs::read_to_string(path).expect("model file")).expect("a model")
+        }
+        None => Model::default_model(),
+    };
+    // The shipped model was trained on the dev crawl (docs/model.md): leave out the L3S pages
+    // of any host in it, so the figure is for sites the model never saw.
+    let mut seen_hosts = std::collections::HashSet::new();
+    if let (Some(dragnet), Some(cpe)) = (
+        shared_dir("data/dragnet"),
+        shared_dir("data/cleanportaleval"),
+    ) {
+        for page in gold::dragnet(&dragnet, 1)
+            .into_iter()
+            .chain(gold::cleanportaleval(&cpe))
+        {
+            seen_hosts.insert(site_level::site_of(&page.host).to_string());
+        }
+    }
+    seen_hosts.insert("booksamillion.com".to_string());
     let mut confusion = Confusion::default();
-    let mut mapped = 0;
+    let (mut mapped, mut left_out) = (0, 0);
     let pages = gold::l3s_gn1(&dir);
     for page in &pages {
+        if seen_hosts.contains(site_level::site_of(&page.host)) {
+            left_out += 1;
+            continue;
+        }
         let (original, sums) = stencil_tests::l3s::parse_page(&page.original, &page.host);
         let (annotated, annotated_sums) =
             stencil_tests::l3s::parse_page(&page.annotated, &page.host);
@@ -160,12 +186,13 @@ fn shipped_model_on_l3s_gn1_node_labels() {
     let (p_nodes, r_nodes) = Confusion::precision_recall(&confusion.nodes);
     let other = confusion.chars[2];
     eprintln!(
-        "L3S-GN1, {mapped} pages, Basic scores at 0.5, boilerplate as positive: \
+        "L3S-GN1, {mapped} pages ({left_out} on hosts of the dev crawl left out), Basic scores at 0.5, boilerplate as positive: \
          by characters P {p_chars:.3} R {r_chars:.3}; by text nodes P {p_nodes:.3} R {r_nodes:.3}; \
          related+comments scored template: {:.3} of their characters; {confusion:?}",
         other[1] as f64 / (other[0] + other[1]).max(1) as f64
     );
-    assert!(mapped >= 600, "{mapped} pages mapped");
+    assert!(mapped >= 550, "{mapped} pages mapped");
+    assert!(left_out < 60, "{left_out} pages left out as seen");
     assert!(
         p_chars >= 0.6 && r_chars >= 0.6,
         "P {p_chars:.3} R {r_chars:.3}"
