@@ -211,3 +211,35 @@ fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
     assert!(stderr.contains("bad.json"), "{stderr}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_crawl_without_labels_fails_to_train_clearly_but_keeps_the_site_tables() {
+    let dir = scratch("unlabelled");
+    let mut writer = stencil_operators::warc::write::WarcWriter::new(Vec::new(), true);
+    for i in 0..3 {
+        common::write_page(
+            &mut writer,
+            &format!("http://small.example/{i}"),
+            "<p>three pages are too few for site-level labels</p>",
+        );
+    }
+    let file = dir.join("small.warc.gz");
+    std::fs::write(&file, writer.into_inner()).unwrap();
+    let out = dir.join("out");
+    let run = stencil()
+        .arg("train")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .args(["-w", "2"])
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("cannot train"), "{stderr}");
+    assert!(!out.join("model.json").exists());
+    let hosts = rows(&out, "hosts");
+    assert_eq!(hosts.len(), 1, "{hosts:?}");
+    assert!(hosts[0].contains("too_few_pages"), "{hosts:?}");
+    let _ = std::fs::remove_dir_all(dir);
+}

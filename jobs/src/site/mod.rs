@@ -333,33 +333,15 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
         ));
     }
     let (template_rows, host_rows) = dataflow::gather(worker, findings);
-    if let (Some(settings), Some(sample)) = (&job.train, sample) {
-        report.examples_offered = sample.offered();
-        // Every worker takes part, even after a failure, or the others would wait.
-        let model = crate::train::fit_and_broadcast(worker, sample, settings);
-        if failure.is_none() {
-            match model {
-                Ok(model) => {
-                    if index == 0 {
-                        crate::train::write_model(&job.out, &model)?;
-                    }
-                    if settings.score {
-                        let mut third = Inventory::default();
-                        report.node_score_rows = crate::score::score_files(
-                            &mine,
-                            &job.out,
-                            index,
-                            &model,
-                            &job.limits,
-                            &mut third,
-                        )?;
-                    }
-                    report.model = Some(model);
-                }
-                Err(e) => failure = Some(e),
-            }
+    // Every worker takes part in training, even after a failure, or the others would wait.
+    // A training failure is reported after the site tables are written.
+    let model = match (&job.train, sample) {
+        (Some(settings), Some(sample)) => {
+            report.examples_offered = sample.offered();
+            Some(crate::train::fit_and_broadcast(worker, sample, settings))
         }
-    }
+        _ => None,
+    };
     if let Some(e) = failure {
         return Err(e);
     }
@@ -386,6 +368,18 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     if let Some(training) = training {
         report.training_rows = training.rows;
         training.finish()?;
+    }
+    if let (Some(settings), Some(model)) = (&job.train, model) {
+        let model = model?;
+        if index == 0 {
+            crate::train::write_model(&job.out, &model)?;
+        }
+        if settings.score {
+            let mut third = Inventory::default();
+            report.node_score_rows =
+                crate::score::score_files(&mine, &job.out, index, &model, &job.limits, &mut third)?;
+        }
+        report.model = Some(model);
     }
     Ok(report)
 }
