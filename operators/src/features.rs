@@ -106,17 +106,30 @@ pub fn bucket(area: f32, bounds: &[f32]) -> usize {
     bounds.iter().take_while(|&&b| area >= b).count()
 }
 
-/// Features of one page, one row per node (rows of non-elements are zero and unused).
+/// Features of one page: a row per element (text nodes, about half of a page's nodes, have
+/// none: on a 16 MB page that is 150 MB not spent on zeros).
 #[derive(Clone, Debug, Default)]
 pub struct PageFeatures {
     values: Vec<f32>,
+    /// Row index of every node; [`NO_ROW`] for non-elements.
+    row_of: Vec<u32>,
     /// Size proxy of every node: visible characters plus weighted media.
     pub area: Vec<f32>,
 }
 
+const NO_ROW: u32 = u32::MAX;
+const ZERO_ROW: [f32; COUNT] = [0.0; COUNT];
+
 impl PageFeatures {
+    /// The feature row of `node`; all zeros for a node that is not an element.
     pub fn row(&self, node: usize) -> &[f32] {
-        &self.values[node * COUNT..(node + 1) * COUNT]
+        match self.row_of.get(node) {
+            Some(&row) if row != NO_ROW => {
+                let start = row as usize * COUNT;
+                &self.values[start..start + COUNT]
+            }
+            _ => &ZERO_ROW,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -474,7 +487,15 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     let page_area = area.first().copied().unwrap_or(0.0);
     let max_depth = dom.nodes().iter().map(|node| node.depth).max().unwrap_or(0);
     let title_len = title_words.len() as u32;
-    let mut values = vec![0f32; n * COUNT];
+    let mut row_of = vec![NO_ROW; n];
+    let mut elements = 0u32;
+    for (i, row) in row_of.iter_mut().enumerate() {
+        if dom.element(i).is_some() {
+            *row = elements;
+            elements += 1;
+        }
+    }
+    let mut values = vec![0f32; elements as usize * COUNT];
     for i in 0..n {
         let Some(tag) = dom.tag(i) else { continue };
         let tag: &str = tag;
@@ -559,9 +580,14 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             f32::from(u8::from(inherited[i] & TEMPLATE_ROLES != 0)),
             f32::from(u8::from(inherited[i] & ROLE_CONTENT != 0)),
         ];
-        values[i * COUNT..(i + 1) * COUNT].copy_from_slice(&row);
+        let at = row_of[i] as usize * COUNT;
+        values[at..at + COUNT].copy_from_slice(&row);
     }
-    PageFeatures { values, area }
+    PageFeatures {
+        values,
+        row_of,
+        area,
+    }
 }
 
 /// The index of a feature by name.
