@@ -264,7 +264,10 @@ impl StratifiedSample {
 #[derive(Clone, Copy, Debug)]
 pub struct FitParams {
     /// L2 penalty on the standardized weights (smartcore's α: ½·α·‖w‖² added to the summed
-    /// log loss).
+    /// log loss). The default, 1000, is strong on purpose: the labels come from a few hundred
+    /// sites, the model is for all others. Measured on WCXB-dev's unseen sites (docs/model.md),
+    /// token F1 of the Basic scores rose from 0.719 at α = 1 to 0.732 at 1000, and L3S-GN1
+    /// agreed; the host-disjoint AUC on the automatic labels fell by about 0.01.
     pub l2: f64,
     /// Host-disjoint folds for [`validate`].
     pub folds: u32,
@@ -272,7 +275,10 @@ pub struct FitParams {
 
 impl Default for FitParams {
     fn default() -> Self {
-        FitParams { l2: 1.0, folds: 5 }
+        FitParams {
+            l2: 1000.0,
+            folds: 5,
+        }
     }
 }
 
@@ -490,7 +496,8 @@ mod tests {
     #[test]
     fn fits_a_separable_signal_and_validates_by_host() {
         let examples = synthetic(4000);
-        let params = FitParams::default();
+        // Light regularization: 1,000 rows per bucket would be shrunk hard by the default.
+        let params = FitParams { l2: 1.0, folds: 5 };
         let model = fit(&examples, &params, serde_json::json!({"test": true})).unwrap();
         let back = Model::from_json(&model.to_json()).unwrap();
         assert_eq!(back, model, "model.json round-trips exactly");
