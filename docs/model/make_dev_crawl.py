@@ -9,11 +9,11 @@ on (sites it never saw). Data-set wrappers are stripped (CleanEval's <text id=..
 SWDE's <base href> line) into OUT_DIR/pages, then ../shared/tools/mkwarc.py writes
 OUT_DIR/dev.warc.gz, Common-Crawl style, hosts interleaved with seed 1.
 """
-import csv, gzip, os, subprocess, sys
+import csv, gzip, os, sys
 
-here = os.path.dirname(os.path.abspath(__file__))
-shared = os.path.abspath(os.path.join(here, '..', '..', '..', 'shared'))
-data = os.path.join(shared, 'data')
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bench'))
+from corpus import data, dragnet_rows, write_warc  # noqa: E402
+
 out = sys.argv[1] if len(sys.argv) > 1 else '/tmp/dev'
 pages = os.path.join(out, 'pages')
 os.makedirs(pages, exist_ok=True)
@@ -25,10 +25,7 @@ def read(path):
     return gzip.decompress(raw) if path.endswith('.gz') else raw
 
 
-rows = []
-for r in csv.DictReader(open(f'{data}/dragnet/hosts_guess.tsv'), delimiter='\t'):
-    host = r['host_guess'] or 'unknown.dragnet'
-    rows.append((f"http://{host}/dragnet/{r['file']}", f"{data}/dragnet/HTML/{r['file']}.html.gz"))
+rows = dragnet_rows()
 for r in csv.DictReader(open(f'{data}/cleanportaleval/manifest.tsv'), delimiter='\t'):
     src = f"{data}/cleanportaleval/input/{r['file']}.html"
     raw = read(src if os.path.exists(src) else src + '.gz')
@@ -53,17 +50,5 @@ for name in sorted(os.listdir(swde)):
     open(path, 'wb').write(bom + rest)
     rows.append((url, path))
 
-seen = set()
-manifest = os.path.join(out, 'manifest.tsv')
-with open(manifest, 'w') as f:
-    f.write('url\thtml_path\n')
-    for url, path in rows:
-        key, n = url, 1
-        while key in seen:
-            n += 1
-            key = url + ('&' if '?' in url else '?') + f'dup={n}'
-        seen.add(key)
-        f.write(f'{key}\t{path}\n')
-subprocess.run([sys.executable, os.path.join(shared, 'tools', 'mkwarc.py'), manifest,
-                os.path.join(out, 'dev.warc.gz'), '--interleave', '--seed', '1'], check=True)
+write_warc(rows, out, 'dev.warc.gz')
 print(f'{len(rows)} pages -> {os.path.join(out, "dev.warc.gz")}')

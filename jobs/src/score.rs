@@ -20,7 +20,7 @@ use stencil_operators::site_level::site_of;
 use stencil_operators::subtree::summarize;
 
 use crate::cluster::ClusterArgs;
-use crate::tables::{NodeScoreRow, StreamingPart};
+use crate::tables::{NodeId, NodeScoreRow, StreamingPart};
 use crate::{files, LimitArgs};
 
 #[derive(Args)]
@@ -67,19 +67,17 @@ pub fn score_page(
     let url: Arc<str> = Arc::from(url);
     let host: Arc<str> = Arc::from(site_of(host));
     for (node, path) in paths.into_iter().enumerate() {
-        let Some(tag) = dom.tag(node) else { continue };
+        if dom.element(node).is_none() {
+            continue;
+        }
         let area = page_features.area[node];
+        let bucket = model.bucket(area);
         out.push(NodeScoreRow {
-            url: url.clone(),
-            host: host.clone(),
-            node: node as u32,
-            path,
-            tag: tag.to_string(),
-            depth: dom.node(node).depth,
+            id: NodeId::new(&url, &host, dom, node, path),
             text_chars: sums[node].text_chars,
             area,
-            bucket: features::bucket(area, &model.bucket_bounds) as u8,
-            score: model.score(page_features.row(node), area),
+            bucket: bucket as u8,
+            score: model.buckets[bucket].probability(page_features.row(node)),
         })?;
     }
     Ok(())

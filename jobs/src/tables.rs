@@ -100,6 +100,14 @@ fn u64s<R>(rows: &[R], get: impl Fn(&R) -> u64) -> ArrayRef {
     Arc::new(UInt64Array::from_iter_values(rows.iter().map(get)))
 }
 
+fn u8s<R>(rows: &[R], get: impl Fn(&R) -> u8) -> ArrayRef {
+    Arc::new(UInt8Array::from_iter_values(rows.iter().map(get)))
+}
+
+fn f32s<R>(rows: &[R], get: impl Fn(&R) -> f32) -> ArrayRef {
+    Arc::new(Float32Array::from_iter_values(rows.iter().map(get)))
+}
+
 /// A row of `site_templates`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TemplateRow {
@@ -180,31 +188,61 @@ pub struct Classified {
 }
 
 fn classifier_columns<R>(rows: &[R], get: impl Fn(&R) -> &Classified) -> Vec<ArrayRef> {
-    let mut columns: Vec<ArrayRef> = vec![
-        Arc::new(Float32Array::from_iter_values(
-            rows.iter().map(|r| get(r).area),
-        )),
-        Arc::new(UInt8Array::from_iter_values(
-            rows.iter().map(|r| get(r).bucket),
-        )),
-    ];
+    let mut columns = vec![f32s(rows, |r| get(r).area), u8s(rows, |r| get(r).bucket)];
     for k in 0..stencil_operators::features::COUNT {
-        columns.push(Arc::new(Float32Array::from_iter_values(
-            rows.iter().map(|r| get(r).features[k]),
-        )));
+        columns.push(f32s(rows, |r| get(r).features[k]));
     }
     columns
 }
 
-/// A row of `training`.
+/// Which node of which page a row is about: the leading columns of `training` and
+/// `node_scores`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TrainingRow {
+pub struct NodeId {
     pub url: Arc<str>,
     pub host: Arc<str>,
     pub node: u32,
     pub path: String,
     pub tag: String,
     pub depth: u32,
+}
+
+impl NodeId {
+    /// Node `node` of a page whose URL, site and paths (`Dom::paths`) the caller shares
+    /// between the page's rows.
+    pub fn new(
+        url: &Arc<str>,
+        host: &Arc<str>,
+        dom: &stencil_operators::dom::Dom,
+        node: usize,
+        path: String,
+    ) -> NodeId {
+        NodeId {
+            url: url.clone(),
+            host: host.clone(),
+            node: node as u32,
+            path,
+            tag: dom.tag(node).map_or(String::new(), |t| t.to_string()),
+            depth: dom.node(node).depth,
+        }
+    }
+}
+
+fn node_columns<R>(rows: &[R], get: impl Fn(&R) -> &NodeId) -> Vec<ArrayRef> {
+    vec![
+        strings(rows, |r| &get(r).url),
+        strings(rows, |r| &get(r).host),
+        u32s(rows, |r| get(r).node),
+        strings(rows, |r| &get(r).path),
+        strings(rows, |r| &get(r).tag),
+        u32s(rows, |r| get(r).depth),
+    ]
+}
+
+/// A row of `training`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingRow {
+    pub id: NodeId,
     pub label: &'static str,
     pub scheme: &'static str,
     pub subtree: stencil_operators::subtree::Subtree,
@@ -212,13 +250,8 @@ pub struct TrainingRow {
 }
 
 pub fn training_batch(schema: &SchemaRef, rows: &[TrainingRow]) -> Result<RecordBatch, String> {
-    let mut columns = vec![
-        strings(rows, |r| &r.url),
-        strings(rows, |r| &r.host),
-        u32s(rows, |r| r.node),
-        strings(rows, |r| &r.path),
-        strings(rows, |r| &r.tag),
-        u32s(rows, |r| r.depth),
+    let mut columns = node_columns(rows, |r| &r.id);
+    columns.extend([
         strings(rows, |r| r.label),
         strings(rows, |r| r.scheme),
         u64s(rows, |r| r.subtree.content_hash),
@@ -232,7 +265,7 @@ pub fn training_batch(schema: &SchemaRef, rows: &[TrainingRow]) -> Result<Record
         u32s(rows, |r| r.subtree.descendants),
         u32s(rows, |r| r.subtree.html_bytes),
         u32s(rows, |r| r.subtree.text_start),
-    ];
+    ]);
     columns.extend(classifier_columns(rows, |r| &r.classified));
     batch(schema, columns)
 }
@@ -240,12 +273,7 @@ pub fn training_batch(schema: &SchemaRef, rows: &[TrainingRow]) -> Result<Record
 /// A row of `node_scores`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeScoreRow {
-    pub url: Arc<str>,
-    pub host: Arc<str>,
-    pub node: u32,
-    pub path: String,
-    pub tag: String,
-    pub depth: u32,
+    pub id: NodeId,
     pub text_chars: u32,
     pub area: f32,
     pub bucket: u8,
@@ -253,21 +281,14 @@ pub struct NodeScoreRow {
 }
 
 pub fn node_scores_batch(schema: &SchemaRef, rows: &[NodeScoreRow]) -> Result<RecordBatch, String> {
-    batch(
-        schema,
-        vec![
-            strings(rows, |r| &r.url),
-            strings(rows, |r| &r.host),
-            u32s(rows, |r| r.node),
-            strings(rows, |r| &r.path),
-            strings(rows, |r| &r.tag),
-            u32s(rows, |r| r.depth),
-            u32s(rows, |r| r.text_chars),
-            Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.area))),
-            Arc::new(UInt8Array::from_iter_values(rows.iter().map(|r| r.bucket))),
-            Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.score))),
-        ],
-    )
+    let mut columns = node_columns(rows, |r| &r.id);
+    columns.extend([
+        u32s(rows, |r| r.text_chars),
+        f32s(rows, |r| r.area),
+        u8s(rows, |r| r.bucket),
+        f32s(rows, |r| r.score),
+    ]);
+    batch(schema, columns)
 }
 
 /// Streams rows into a part file, one row group at a time, so memory does not grow with the

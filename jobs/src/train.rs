@@ -61,13 +61,6 @@ pub fn run(args: &TrainArgs) -> Result<std::process::ExitCode, String> {
     if args.folds < 2 {
         return Err("--folds must be at least 2".to_string());
     }
-    let inputs: Vec<String> = crate::files::collect(&args.site.paths)?
-        .iter()
-        .map(|p| {
-            p.file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().into_owned())
-        })
-        .collect();
     let settings = TrainSettings {
         sample_cap: args.sample_cap,
         fit: FitParams {
@@ -75,8 +68,8 @@ pub fn run(args: &TrainArgs) -> Result<std::process::ExitCode, String> {
             folds: args.folds,
         },
         score: args.score,
+        // The site job adds "inputs" once it has listed the files.
         facts: serde_json::json!({
-            "inputs": inputs,
             "labels": args.site.labels.scheme().as_str(),
             "theta": args.site.theta,
             "min_host_pages": args.site.min_host_pages,

@@ -22,6 +22,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::dom::Dom;
+use crate::normalize::push_lowercase;
 use crate::subtree::Subtree;
 
 /// The feature names, in the order of a feature row. They name the columns of the `training`
@@ -311,20 +312,13 @@ fn own_roles(dom: &Dom, i: usize, scratch: &mut String) -> u16 {
 fn scan_text(text: &str, word: &mut Vec<u8>, mut token: impl FnMut(u64)) -> (u32, u32) {
     let (mut digits, mut punctuation) = (0, 0);
     let mut run_chars = 0;
-    let mut utf8 = [0u8; 4];
     word.clear();
     for c in text.chars() {
         if c.is_alphanumeric() {
             if c.is_numeric() {
                 digits += 1;
             }
-            if c.is_ascii() {
-                word.push((c as u8).to_ascii_lowercase());
-            } else {
-                for lower in c.to_lowercase() {
-                    word.extend_from_slice(lower.encode_utf8(&mut utf8).as_bytes());
-                }
-            }
+            push_lowercase(c, word);
             run_chars += 1;
             continue;
         }
@@ -363,6 +357,10 @@ impl Hasher for Prehashed {
 }
 
 type TokenMap<V> = HashMap<u64, V, BuildHasherDefault<Prehashed>>;
+
+fn flag(set: bool) -> f32 {
+    f32::from(u8::from(set))
+}
 
 fn ln1p(x: impl Into<f64>) -> f32 {
     (x.into()).ln_1p() as f32
@@ -464,20 +462,22 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
         .map(|i| sums[i].text_chars as f32 + extra[i].media)
         .collect();
 
-    // Forward: roles inherited from ancestors, sibling positions.
+    // Forward: roles inherited from ancestors, sibling positions, and each element's row.
     let mut own = vec![0u16; n];
     let mut inherited = vec![0u16; n];
     let mut sibling_index = vec![0u32; n];
     let mut element_children = vec![0u32; n];
+    let mut row_of = vec![NO_ROW; n];
+    let mut elements = 0u32;
     for i in 0..n {
         if dom.element(i).is_none() {
             continue;
         }
+        row_of[i] = elements;
+        elements += 1;
         own[i] = own_roles(dom, i, &mut scratch);
         if let Some(parent) = dom.parent(i) {
             inherited[i] = inherited[parent] | own[parent];
-        }
-        if let Some(parent) = dom.parent(i) {
             sibling_index[i] = element_children[parent];
             element_children[parent] += 1;
         }
@@ -485,16 +485,8 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
 
     let page_chars = sums.first().map_or(0, |s| s.text_chars);
     let page_area = area.first().copied().unwrap_or(0.0);
-    let max_depth = dom.nodes().iter().map(|node| node.depth).max().unwrap_or(0);
+    let max_depth = dom.max_depth();
     let title_len = title_words.len() as u32;
-    let mut row_of = vec![NO_ROW; n];
-    let mut elements = 0u32;
-    for (i, row) in row_of.iter_mut().enumerate() {
-        if dom.element(i).is_some() {
-            *row = elements;
-            elements += 1;
-        }
-    }
     let mut values = vec![0f32; elements as usize * COUNT];
     for i in 0..n {
         let Some(tag) = dom.tag(i) else { continue };
@@ -509,7 +501,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             dom.parent(i).map_or(1, |p| element_children[p]),
         );
         let roles = own[i];
-        let has = |role: u16| f32::from(u8::from(roles & role != 0));
+        let has = |role: u16| flag(roles & role != 0);
         let mean_surprisal = if e.tokens > 0 {
             e.surprisal / f64::from(e.tokens)
         } else {
@@ -549,21 +541,18 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
                 0.0
             },
             ln1p(siblings),
-            f32::from(u8::from(matches!(
+            flag(matches!(
                 tag,
                 "ul" | "ol" | "li" | "dl" | "dt" | "dd" | "menu"
-            ))),
-            f32::from(u8::from(matches!(
-                tag,
-                "h1" | "h2" | "h3" | "h4" | "h5" | "h6"
-            ))),
-            f32::from(u8::from(matches!(tag, "p" | "blockquote" | "pre"))),
-            f32::from(u8::from(tag == "a")),
-            f32::from(u8::from(matches!(
+            )),
+            flag(matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")),
+            flag(matches!(tag, "p" | "blockquote" | "pre")),
+            flag(tag == "a"),
+            flag(matches!(
                 tag,
                 "table" | "tbody" | "thead" | "tr" | "td" | "th"
-            ))),
-            f32::from(u8::from(matches!(tag, "div" | "section" | "span"))),
+            )),
+            flag(matches!(tag, "div" | "section" | "span")),
             ln1p(area[i]),
             ratio(area[i], page_area),
             has(ROLE_NAV),
@@ -577,8 +566,8 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             has(ROLE_COOKIE),
             has(ROLE_BREADCRUMB),
             has(ROLE_CONTENT),
-            f32::from(u8::from(inherited[i] & TEMPLATE_ROLES != 0)),
-            f32::from(u8::from(inherited[i] & ROLE_CONTENT != 0)),
+            flag(inherited[i] & TEMPLATE_ROLES != 0),
+            flag(inherited[i] & ROLE_CONTENT != 0),
         ];
         let at = row_of[i] as usize * COUNT;
         values[at..at + COUNT].copy_from_slice(&row);

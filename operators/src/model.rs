@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use smartcore::linalg::basic::arrays::Array;
 use smartcore::linalg::basic::matrix::DenseMatrix;
 use smartcore::linear::logistic_regression::{LogisticRegression, LogisticRegressionParameters};
 use xxhash_rust::xxh3::xxh3_64;
@@ -137,13 +138,27 @@ impl Model {
             if b.mean.len() != COUNT || b.scale.len() != COUNT || b.weights.len() != COUNT {
                 return Err("a bucket model has the wrong number of weights".to_string());
             }
+            // A hand-edited or damaged file must not turn scores into NaN.
+            let finite = |v: &[f32]| v.iter().all(|x| x.is_finite());
+            let sound = finite(&b.mean)
+                && finite(&b.weights)
+                && b.intercept.is_finite()
+                && b.scale.iter().all(|s| s.is_finite() && *s > 0.0);
+            if !sound {
+                return Err("a bucket model has non-finite weights or a scale ≤ 0".to_string());
+            }
         }
         Ok(())
     }
 
+    /// The size bucket (index into `buckets`) of a node of this area.
+    pub fn bucket(&self, area: f32) -> usize {
+        features::bucket(area, &self.bucket_bounds)
+    }
+
     /// The templateness of a node with this feature row and area.
     pub fn score(&self, row: &[f32], area: f32) -> f32 {
-        self.buckets[features::bucket(area, &self.bucket_bounds)].probability(row)
+        self.buckets[self.bucket(area)].probability(row)
     }
 
     /// Scores of every node of a page; `None` for non-elements.
@@ -288,14 +303,7 @@ pub fn fit(
     params: &FitParams,
     training: serde_json::Value,
 ) -> Result<Model, String> {
-    let mut buckets = Vec::with_capacity(BUCKETS);
-    for b in 0..BUCKETS {
-        let rows: Vec<&Example> = examples
-            .iter()
-            .filter(|e| usize::from(e.bucket) == b)
-            .collect();
-        buckets.push(fit_bucket(&rows, params)?);
-    }
+    let buckets = fit_buckets(examples.iter(), params)?;
     Ok(Model {
         format: FORMAT.to_string(),
         version: VERSION,
@@ -307,6 +315,23 @@ pub fn fit(
         training,
         validation: None,
     })
+}
+
+/// The four bucket models, fitted on the examples `examples` yields (borrowed, so that the
+/// validation folds need no copies).
+fn fit_buckets<'a>(
+    examples: impl Iterator<Item = &'a Example> + Clone,
+    params: &FitParams,
+) -> Result<Vec<BucketModel>, String> {
+    (0..BUCKETS)
+        .map(|b| {
+            let rows: Vec<&Example> = examples
+                .clone()
+                .filter(|e| usize::from(e.bucket) == b)
+                .collect();
+            fit_bucket(&rows, params)
+        })
+        .collect()
 }
 
 fn fit_bucket(rows: &[&Example], params: &FitParams) -> Result<BucketModel, String> {
@@ -367,12 +392,10 @@ fn fit_bucket(rows: &[&Example], params: &FitParams) -> Result<BucketModel, Stri
         .map_err(|e| format!("logistic regression: {e}"))?;
     // Classes are sorted, so class 1 (template) is the positive side of the sigmoid.
     let coefficients = fitted.coefficients();
-    for k in 0..COUNT {
-        model.weights[k] =
-            *smartcore::linalg::basic::arrays::Array::get(coefficients, (0, k)) as f32;
+    for (k, weight) in model.weights.iter_mut().enumerate() {
+        *weight = *coefficients.get((0, k)) as f32;
     }
-    model.intercept =
-        *smartcore::linalg::basic::arrays::Array::get(fitted.intercept(), (0, 0)) as f32;
+    model.intercept = *fitted.intercept().get((0, 0)) as f32;
     Ok(model)
 }
 
@@ -383,10 +406,9 @@ pub fn validate(examples: &[Example], params: &FitParams) -> Result<Validation, 
     let mut scored: Vec<(u8, f32, bool)> = Vec::with_capacity(examples.len());
     for fold in 0..folds {
         let in_fold = |e: &Example| e.host % u64::from(folds) == u64::from(fold);
-        let train: Vec<Example> = examples.iter().filter(|e| !in_fold(e)).cloned().collect();
-        let model = fit(&train, params, serde_json::Value::Null)?;
+        let buckets = fit_buckets(examples.iter().filter(|e| !in_fold(e)), params)?;
         for e in examples.iter().filter(|e| in_fold(e)) {
-            let probability = model.buckets[usize::from(e.bucket)].probability(&e.features);
+            let probability = buckets[usize::from(e.bucket)].probability(&e.features);
             scored.push((e.bucket, probability, e.template));
         }
     }
@@ -501,6 +523,12 @@ mod tests {
         let model = fit(&examples, &params, serde_json::json!({"test": true})).unwrap();
         let back = Model::from_json(&model.to_json()).unwrap();
         assert_eq!(back, model, "model.json round-trips exactly");
+        let mut damaged = model.clone();
+        damaged.buckets[2].scale[7] = 0.0;
+        assert!(
+            Model::from_json(&damaged.to_json()).is_err(),
+            "a zero scale is refused"
+        );
         for b in &model.buckets {
             assert!(
                 b.weights[0] > 1.0,

@@ -34,7 +34,6 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
     // Pending separator: a space is only written between two words.
     let mut in_word = false;
     let mut pending_space = false;
-    let mut utf8 = [0u8; 4];
     for c in text.chars() {
         if c.is_whitespace() {
             if in_word {
@@ -53,15 +52,23 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
             in_word = true;
         }
         measure.chars += 1;
-        if c.is_ascii() {
-            out.push((c as u8).to_ascii_lowercase());
-        } else {
-            for lower in c.to_lowercase() {
-                out.extend_from_slice(lower.encode_utf8(&mut utf8).as_bytes());
-            }
-        }
+        push_lowercase(c, out);
     }
     measure
+}
+
+/// Appends `c` in lower case, as UTF-8, with a fast path for ASCII. Called per character of
+/// every page (twice: hashes and features), hence `inline`.
+#[inline]
+pub fn push_lowercase(c: char, out: &mut Vec<u8>) {
+    if c.is_ascii() {
+        out.push((c as u8).to_ascii_lowercase());
+    } else {
+        let mut utf8 = [0u8; 4];
+        for lower in c.to_lowercase() {
+            out.extend_from_slice(lower.encode_utf8(&mut utf8).as_bytes());
+        }
+    }
 }
 
 /// Folds a class token for structure hashes: lower case and digit runs to `0`, so that

@@ -17,6 +17,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::dom::{Dom, NodeKind};
 use crate::normalize::{fold_token, normalize_for_hash};
+use crate::site_level::site_of;
 
 /// Hashes and counts of one node's subtree (the node included).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,7 +57,7 @@ const NO_CONTENT: u64 = 0;
 pub fn summarize(dom: &Dom, page_host: &str) -> Vec<Subtree> {
     let mut out = vec![Subtree::default(); dom.len()];
     let mut scratch = Vec::with_capacity(256);
-    let page_host = strip_www(page_host);
+    let page_host = site_of(page_host);
 
     // Forward pass: text nodes (their hash and measure) and text positions.
     let mut seen_chars = 0u32;
@@ -170,10 +171,6 @@ fn is_void(tag: &str) -> bool {
             | "wbr"
             | "#document"
     )
-}
-
-fn strip_www(host: &str) -> &str {
-    host.strip_prefix("www.").unwrap_or(host)
 }
 
 /// Whether a link leads to a page on `page_host` (already without `www.`): relative links do,

@@ -63,13 +63,8 @@ pub fn hosts() -> SchemaRef {
 /// `stencil_operators::subtree::Subtree` and every classifier feature, so that other tools can
 /// train on the same rows.
 pub fn training() -> SchemaRef {
-    let mut fields = vec![
-        Field::new("url", DataType::Utf8, false),
-        Field::new("host", DataType::Utf8, false),
-        Field::new("node", DataType::UInt32, false),
-        Field::new("path", DataType::Utf8, false),
-        Field::new("tag", DataType::Utf8, false),
-        Field::new("depth", DataType::UInt32, false),
+    let mut fields = node_fields();
+    fields.extend([
         Field::new("label", DataType::Utf8, false),
         Field::new("scheme", DataType::Utf8, false),
         Field::new("content_hash", DataType::UInt64, false),
@@ -84,9 +79,23 @@ pub fn training() -> SchemaRef {
         Field::new("html_bytes", DataType::UInt32, false),
         // `text_start` is the name of the (normalized) feature below; the raw offset is this.
         Field::new("text_offset", DataType::UInt32, false),
-    ];
+    ]);
     fields.extend(classifier_fields());
     Arc::new(Schema::new(fields))
+}
+
+/// Which node of which page a row is about, shared by `training` and `node_scores`: `node` is
+/// the pre-order index in Stencil's DOM, `path` a readable path, `depth` the depth (document =
+/// 0).
+fn node_fields() -> Vec<Field> {
+    vec![
+        Field::new("url", DataType::Utf8, false),
+        Field::new("host", DataType::Utf8, false),
+        Field::new("node", DataType::UInt32, false),
+        Field::new("path", DataType::Utf8, false),
+        Field::new("tag", DataType::Utf8, false),
+        Field::new("depth", DataType::UInt32, false),
+    ]
 }
 
 /// The classifier's view of a node, shared by `training` and `node_scores`: its size proxy,
@@ -107,18 +116,14 @@ fn classifier_fields() -> Vec<Field> {
 /// `node_scores`: the page-level classifier score x(i) ∈ [0, 1] of every element of every page
 /// (no smoothing), with the node's size proxy and bucket.
 pub fn node_scores() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("url", DataType::Utf8, false),
-        Field::new("host", DataType::Utf8, false),
-        Field::new("node", DataType::UInt32, false),
-        Field::new("path", DataType::Utf8, false),
-        Field::new("tag", DataType::Utf8, false),
-        Field::new("depth", DataType::UInt32, false),
+    let mut fields = node_fields();
+    fields.extend([
         Field::new("text_chars", DataType::UInt32, false),
         Field::new("area", DataType::Float32, false),
         Field::new("bucket", DataType::UInt8, false),
         Field::new("score", DataType::Float32, false),
-    ]))
+    ]);
+    Arc::new(Schema::new(fields))
 }
 
 #[cfg(test)]

@@ -161,42 +161,39 @@ pub fn site_level_over(
         &stencil_operators::site_level::HostModel,
     ),
 ) {
-    use stencil_operators::inventory::{for_each_page, Inventory};
     use stencil_operators::site_level::{self as sl, PageFingerprints};
     use stencil_operators::subtree::summarize;
-    let limits = Limits::default();
-    let mut inventory = Inventory::default();
     let mut pages = Vec::new();
-    for file in files {
-        for_each_page(
-            file,
-            &limits,
-            &mut inventory,
-            |page, dom| {
-                let sums = summarize(dom, &page.host);
-                pages.push(PageFingerprints {
-                    host: sl::site_of(&page.host).to_string(),
-                    url_key: sl::url_key(&page.url),
-                    fingerprints: sl::fingerprints(dom, &sums, kind),
-                });
-            },
-            |_| {},
-        )
-        .expect("readable test WARC");
-    }
+    for_each_page_of(files, |page, dom| {
+        let sums = summarize(dom, &page.host);
+        pages.push(PageFingerprints {
+            host: sl::site_of(&page.host).to_string(),
+            url_key: sl::url_key(&page.url),
+            fingerprints: sl::fingerprints(dom, &sums, kind),
+        });
+    });
     let models = sl::learn(pages, params, kind);
+    for_each_page_of(files, |page, dom| {
+        let model = &models[sl::site_of(&page.host)];
+        let sums = summarize(dom, &page.host);
+        let roots = sl::template_roots(dom, &sums, model, kind);
+        let inside = sl::inside_templates(dom, &roots);
+        visit(page, dom, &sums, &inside, model);
+    });
+}
+
+/// Every page of test WARC `files`, parsed with the default limits.
+fn for_each_page_of(
+    files: &[PathBuf],
+    mut visit: impl FnMut(&stencil_operators::page::Page, &stencil_operators::dom::Dom),
+) {
+    let mut inventory = stencil_operators::inventory::Inventory::default();
     for file in files {
-        for_each_page(
+        stencil_operators::inventory::for_each_page(
             file,
-            &limits,
+            &Limits::default(),
             &mut inventory,
-            |page, dom| {
-                let model = &models[sl::site_of(&page.host)];
-                let sums = summarize(dom, &page.host);
-                let roots = sl::template_roots(dom, &sums, model, kind);
-                let inside = sl::inside_templates(dom, &roots);
-                visit(page, dom, &sums, &inside, model);
-            },
+            &mut visit,
             |_| {},
         )
         .expect("readable test WARC");

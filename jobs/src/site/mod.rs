@@ -37,7 +37,7 @@ use stencil_operators::text;
 use timely::worker::Worker;
 
 use crate::cluster::ClusterArgs;
-use crate::tables::{self, Classified, StreamingPart, TrainingRow};
+use crate::tables::{self, Classified, NodeId, StreamingPart, TrainingRow};
 use crate::train::TrainSettings;
 use crate::{files, LimitArgs};
 use dataflow::{HostFact, LocalFindings, LocalSample, Occurrence};
@@ -123,7 +123,7 @@ pub fn run(args: &SiteArgs) -> Result<ExitCode, String> {
 }
 
 /// The site job, followed by training when `train` is given (`stencil train`).
-pub fn run_with(args: &SiteArgs, train: Option<TrainSettings>) -> Result<ExitCode, String> {
+pub fn run_with(args: &SiteArgs, mut train: Option<TrainSettings>) -> Result<ExitCode, String> {
     if !(args.theta > 0.0 && args.theta <= 1.0) {
         return Err(format!("--theta must be in (0, 1], not {}", args.theta));
     }
@@ -131,8 +131,16 @@ pub fn run_with(args: &SiteArgs, train: Option<TrainSettings>) -> Result<ExitCod
         return Err("--host-sample must be at least 1".to_string());
     }
     let config = args.cluster.config()?;
+    let files = files::collect(&args.paths)?;
+    if let Some(facts) = train.as_mut().and_then(|t| t.facts.as_object_mut()) {
+        let names = files.iter().map(|p| {
+            p.file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        });
+        facts.insert("inputs".into(), names.collect::<Vec<_>>().into());
+    }
     let job = Arc::new(Job {
-        files: files::collect(&args.paths)?,
+        files,
         out: args.out.clone(),
         params: Params {
             theta: args.theta,
@@ -474,12 +482,7 @@ fn label_page(
     for (node, label) in labels.iter().enumerate() {
         let Some(label) = label else { continue };
         training.push(TrainingRow {
-            url: url.clone(),
-            host: host.clone(),
-            node: node as u32,
-            path: paths[node].clone(),
-            tag: dom.tag(node).map_or(String::new(), |t| t.to_string()),
-            depth: dom.node(node).depth,
+            id: NodeId::new(&url, &host, dom, node, paths[node].clone()),
             label: label.as_str(),
             scheme: job.scheme.as_str(),
             subtree: sums[node],
