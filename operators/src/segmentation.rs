@@ -1,0 +1,633 @@
+//! A page's segmentation into template and content sections, and its cleaned text (seed 000,
+//! §4 and §5.3).
+//!
+//! The classifier scores every element on its own, so its scores are noisy: a menu item
+//! that looks like prose, a paragraph with three links. [`segment`] turns them into a
+//! consistent segmentation with [`crate::isotonic::smooth`], set up as the paper's §5.3 says:
+//!
+//! - **Hidden nodes.** Elements whose size proxy ([`crate::features`]' `area`: visible
+//!   characters plus weighted media) is below [`Params::hidden_area`] are neither smoothed nor
+//!   sections: each is folded into its nearest smoothed ancestor, which then weighs as
+//!   itself plus the k hidden elements folded into it (weight k + 1). The default, 50, is the
+//!   classifier's smallest size bucket, our stand-in for the paper's 2,000 px². Elements the
+//!   reader cannot see (inside `head`, `script`, `style`, `hidden`…) add no weight: a renderer,
+//!   which the paper measured with, gives them no box.
+//! - **Penalties.** γ(i) = c · A / A(i) by default ([`Penalty::Area`], c = 0.01 as the paper
+//!   settled on): starting a section is cheap for big nodes and dear for small ones, so small
+//!   nodes do not become sections of their own and sections are easier to start near the
+//!   root. The paper's other forms are there to measure against.
+//! - **The root** of the smoothing tree is the root element (`<html>`); it is always smoothed
+//!   and always a section.
+//!
+//! Every DOM node then takes the smoothed score of its nearest smoothed ancestor (itself if
+//! smoothed), so text nodes and hidden elements follow their section. The smoothed scores
+//! never decrease from a parent to its children, so dropping every node scored ≥ τ
+//! ([`cleaned_text`]) drops whole subtrees and never keeps a node inside a dropped one.
+
+use std::str::FromStr;
+
+use crate::dom::{Dom, NodeKind};
+use crate::isotonic::{self, Options, NO_PARENT};
+
+/// How γ(i) depends on the node (seed 000, §5.3, penalty functions (1)–(3)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Penalty {
+    /// c · A / A(i): the page's area over the node's (the paper's final choice).
+    Area,
+    /// c · N / N(i): the page's element count over the node's subtree's.
+    Nodes,
+    /// c · A(parent) / A(i): hard to split a child that fills most of its parent.
+    ParentArea,
+    /// c for every node.
+    Constant,
+}
+
+impl Penalty {
+    pub const NAMES: [&'static str; 4] = ["area", "nodes", "parent-area", "constant"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Penalty::Area => "area",
+            Penalty::Nodes => "nodes",
+            Penalty::ParentArea => "parent-area",
+            Penalty::Constant => "constant",
+        }
+    }
+}
+
+impl FromStr for Penalty {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Penalty, String> {
+        match s {
+            "area" => Ok(Penalty::Area),
+            "nodes" => Ok(Penalty::Nodes),
+            "parent-area" => Ok(Penalty::ParentArea),
+            "constant" => Ok(Penalty::Constant),
+            _ => Err(format!(
+                "unknown penalty {s:?} (one of {})",
+                Penalty::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// How a page is smoothed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// The constant c in γ(i).
+    pub c: f32,
+    pub penalty: Penalty,
+    /// Elements with a size proxy below this are hidden (folded into their parent).
+    pub hidden_area: f32,
+    /// See [`isotonic::Options::max_levels`].
+    pub max_levels: usize,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            c: 0.01,
+            penalty: Penalty::Area,
+            hidden_area: 50.0,
+            max_levels: Options::default().max_levels,
+        }
+    }
+}
+
+/// Default τ: a node smoothed to at least this is template.
+pub const DEFAULT_THRESHOLD: f32 = 0.5;
+
+/// A page's segmentation.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Segmentation {
+    /// The smoothed score of every DOM node: its own if smoothed, else its nearest smoothed
+    /// ancestor's (nodes outside the root element take the root's).
+    pub smoothed: Vec<f32>,
+    /// Whether a DOM node was smoothed (the root element and every element not hidden).
+    pub visible: Vec<bool>,
+    /// The sections: DOM nodes where the smoothed score is defined (ŷ ≠ ⊥), in document
+    /// order. The first is the root element.
+    pub sections: Vec<u32>,
+    /// c(y) of the smoothing.
+    pub cost: f64,
+    /// Candidate levels (K) and whether the scores were quantized to get there.
+    pub levels: usize,
+    pub quantized: bool,
+}
+
+impl Segmentation {
+    /// Nodes smoothed (the size of the smoothing problem).
+    pub fn smoothed_nodes(&self) -> usize {
+        self.visible.iter().filter(|&&v| v).count()
+    }
+
+    /// Whether DOM node `i` starts a section.
+    pub fn is_section(&self, i: usize) -> bool {
+        self.sections.binary_search(&(i as u32)).is_ok()
+    }
+}
+
+/// Smooths a page's classifier scores and segments it.
+///
+/// `scores[i]` is the classifier's score of node `i` (`None` for non-elements; a score that
+/// is not finite counts as 0.5, no opinion); `area[i]` is the size proxy of
+/// [`crate::features::PageFeatures::area`].
+pub fn segment(dom: &Dom, scores: &[Option<f32>], area: &[f32], params: &Params) -> Segmentation {
+    let n = dom.len();
+    let Some(root) = (0..n).find(|&i| dom.element(i).is_some()) else {
+        return Segmentation {
+            smoothed: vec![0.0; n],
+            visible: vec![false; n],
+            ..Segmentation::default()
+        };
+    };
+    let root_end = dom.node(root).end as usize;
+
+    // Which elements are smoothed, and each node's nearest smoothed ancestor-or-self.
+    let mut visible = vec![false; n];
+    let mut owner = vec![root as u32; n];
+    let mut unseen = vec![false; n];
+    for i in root..root_end {
+        let parent = dom.parent(i).filter(|&p| p >= root);
+        let element = dom.element(i);
+        unseen[i] = element.is_some_and(|e| e.hides_content) || parent.is_some_and(|p| unseen[p]);
+        let smoothed = i == root
+            || (element.is_some()
+                && parent.is_some_and(|p| visible[p])
+                && area[i] >= params.hidden_area);
+        visible[i] = smoothed;
+        owner[i] = if smoothed {
+            i as u32
+        } else {
+            parent.map_or(root as u32, |p| owner[p])
+        };
+    }
+
+    // The smoothing problem over the smoothed elements, numbered in document order (so
+    // parents come first, as the solver requires).
+    let mut compact = vec![NO_PARENT; n];
+    let mut nodes: Vec<usize> = Vec::new();
+    for i in root..root_end {
+        if visible[i] {
+            compact[i] = nodes.len() as u32;
+            nodes.push(i);
+        }
+    }
+    let m = nodes.len();
+    let mut weight = vec![1.0f32; m];
+    let mut subtree_elements = vec![0u32; m];
+    for i in root..root_end {
+        if dom.element(i).is_some() && !unseen[i] {
+            let o = compact[owner[i] as usize] as usize;
+            if !visible[i] {
+                weight[o] += 1.0;
+            }
+            subtree_elements[o] += 1;
+        }
+    }
+    let parent: Vec<u32> = nodes
+        .iter()
+        .map(|&i| match dom.parent(i) {
+            Some(p) if i != root => compact[owner[p] as usize],
+            _ => NO_PARENT,
+        })
+        .collect();
+    for k in (1..m).rev() {
+        subtree_elements[parent[k] as usize] += subtree_elements[k];
+    }
+    let x: Vec<f32> = nodes
+        .iter()
+        .map(|&i| match scores.get(i).copied().flatten() {
+            Some(s) if s.is_finite() => s.clamp(0.0, 1.0),
+            _ => 0.5,
+        })
+        .collect();
+    let penalty = penalties(&nodes, &parent, area, &subtree_elements, params);
+
+    let options = Options {
+        max_levels: params.max_levels,
+    };
+    let solved = match isotonic::smooth(&parent, &x, &weight, &penalty, options) {
+        Ok(solved) => solved,
+        // Unreachable by construction (document order, finite values); a page must still get
+        // an answer, so fall back to the unsmoothed scores as one section per element.
+        Err(_) => isotonic::Smoothed {
+            section: vec![true; m],
+            cost: f64::NAN,
+            levels: m,
+            quantized: false,
+            y: x.clone(),
+        },
+    };
+
+    let root_score = solved.y.first().copied().unwrap_or(0.0);
+    let mut smoothed = vec![root_score; n];
+    for i in root..root_end {
+        smoothed[i] = solved.y[compact[owner[i] as usize] as usize];
+    }
+    let sections = nodes
+        .iter()
+        .zip(&solved.section)
+        .filter(|(_, &s)| s)
+        .map(|(&i, _)| i as u32)
+        .collect();
+    Segmentation {
+        smoothed,
+        visible,
+        sections,
+        cost: solved.cost,
+        levels: solved.levels,
+        quantized: solved.quantized,
+    }
+}
+
+/// γ(i) for each smoothed node (`nodes` in document order, `parent` in compact numbering).
+fn penalties(
+    nodes: &[usize],
+    parent: &[u32],
+    area: &[f32],
+    subtree_elements: &[u32],
+    params: &Params,
+) -> Vec<f32> {
+    let c = f64::from(params.c.max(0.0));
+    let page_area = nodes.first().map_or(0.0, |&r| f64::from(area[r]));
+    let page_elements = subtree_elements.first().map_or(0.0, |&e| f64::from(e));
+    // Smoothed nodes other than the root have an area ≥ hidden_area; a ratio with a zero or
+    // missing denominator (an empty root, hidden_area set to 0) counts as 1.
+    let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 1.0 };
+    (0..nodes.len())
+        .map(|k| {
+            let own_area = f64::from(area[nodes[k]]);
+            let factor = match params.penalty {
+                Penalty::Area => ratio(page_area, own_area),
+                Penalty::Nodes => ratio(page_elements, f64::from(subtree_elements[k])),
+                Penalty::ParentArea => match parent[k] {
+                    NO_PARENT => 1.0,
+                    p => ratio(f64::from(area[nodes[p as usize]]), own_area),
+                },
+                Penalty::Constant => 1.0,
+            };
+            let gamma = (c * factor) as f32;
+            if gamma.is_finite() {
+                gamma
+            } else {
+                f32::MAX
+            }
+        })
+        .collect()
+}
+
+/// Elements that start a new line when rendered (CSS `display: block`, list items, table
+/// rows and cells): their boundaries become line breaks in the cleaned text.
+const BREAK_TAGS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "br",
+    "caption",
+    "center",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "legend",
+    "li",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+];
+
+fn breaks_line(dom: &Dom, i: usize) -> bool {
+    dom.tag(i).is_some_and(|t| BREAK_TAGS.contains(&&**t))
+}
+
+/// The visible text of the nodes smoothed below `threshold` (τ): white space collapsed as a
+/// browser does, one line per block (a line break wherever a block element starts or ends,
+/// kept or dropped, and at `<br>`), no empty lines.
+pub fn cleaned_text(dom: &Dom, smoothed: &[f32], threshold: f32) -> String {
+    let mut out = String::new();
+    let mut space_pending = false;
+    let mut open_blocks: Vec<u32> = Vec::new();
+    let line_break = |out: &mut String, space_pending: &mut bool| {
+        *space_pending = false;
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+    };
+    let mut i = 0;
+    while i < dom.len() {
+        while open_blocks.last().is_some_and(|&end| end as usize <= i) {
+            open_blocks.pop();
+            line_break(&mut out, &mut space_pending);
+        }
+        let node = dom.node(i);
+        match node.kind {
+            NodeKind::Element(_) => {
+                let block = breaks_line(dom, i);
+                if block {
+                    line_break(&mut out, &mut space_pending);
+                }
+                if smoothed[i] >= threshold {
+                    // Smoothed scores never decrease downwards: the whole subtree goes.
+                    i = node.end as usize;
+                    continue;
+                }
+                if block {
+                    open_blocks.push(node.end);
+                }
+            }
+            NodeKind::Text { visible: true, .. } if smoothed[i] < threshold => {
+                let text = dom.visible_text(i).unwrap_or("");
+                space_pending |= text.starts_with(char::is_whitespace);
+                for word in text.split_whitespace() {
+                    if space_pending && !out.is_empty() && !out.ends_with('\n') {
+                        out.push(' ');
+                    }
+                    out.push_str(word);
+                    space_pending = true;
+                }
+                space_pending = text.ends_with(char::is_whitespace)
+                    || (space_pending && text.split_whitespace().next().is_none());
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom;
+
+    fn page(html: &str) -> Dom {
+        dom::parse(html, 4096)
+    }
+
+    fn element(dom: &Dom, tag: &str, nth: usize) -> usize {
+        (0..dom.len())
+            .filter(|&i| dom.tag(i).is_some_and(|t| &**t == tag))
+            .nth(nth)
+            .expect("element present")
+    }
+
+    /// Area = visible characters below each node (the size proxy without media).
+    fn char_area(dom: &Dom) -> Vec<f32> {
+        let mut area = vec![0.0f32; dom.len()];
+        for i in (0..dom.len()).rev() {
+            if let Some(t) = dom.visible_text(i) {
+                area[i] += t.chars().count() as f32;
+            }
+            if let Some(p) = dom.parent(i) {
+                area[p] += area[i];
+            }
+        }
+        area
+    }
+
+    const ARTICLE: &str = "<html><body>\
+        <nav><a href=/>Home page of the newspaper</a> <a href=/w>World news and analysis from everywhere</a></nav>\
+        <article><p>The first paragraph of the story tells what happened in some detail.</p>\
+        <p>The second paragraph of the story goes on with quotes from the people there.</p>\
+        </article><footer><p>Copyright notice and the address of the publishing company</p>\
+        </footer></body></html>";
+
+    #[test]
+    fn noisy_scores_become_template_and_content_sections() {
+        let dom = page(ARTICLE);
+        let area = char_area(&dom);
+        let (nav, article, footer) = (
+            element(&dom, "nav", 0),
+            element(&dom, "article", 0),
+            element(&dom, "footer", 0),
+        );
+        // The classifier is unsure about the second paragraph (0.55) and about one menu
+        // link (0.4): smoothing should side with their sections.
+        let mut scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| 0.3))
+            .collect();
+        for i in nav..dom.node(nav).end as usize {
+            if dom.element(i).is_some() {
+                scores[i] = Some(0.9);
+            }
+        }
+        scores[element(&dom, "a", 1)] = Some(0.4);
+        for i in footer..dom.node(footer).end as usize {
+            if dom.element(i).is_some() {
+                scores[i] = Some(0.8);
+            }
+        }
+        scores[article] = Some(0.2);
+        scores[element(&dom, "p", 0)] = Some(0.1);
+        scores[element(&dom, "p", 1)] = Some(0.55);
+        // The page is tiny, so A / A(i) is small: a larger c than the default stands in for
+        // the penalties a real page's paragraph gets.
+        let params = Params {
+            c: 0.2,
+            ..Params::default()
+        };
+        let seg = segment(&dom, &scores, &area, &params);
+        assert!(seg.smoothed[nav] >= 0.5 && seg.smoothed[footer] >= 0.5);
+        assert!(seg.smoothed[element(&dom, "a", 1)] >= 0.5);
+        assert!(seg.smoothed[element(&dom, "p", 1)] < 0.5);
+        assert!(seg.is_section(nav) && seg.is_section(footer));
+        assert!(!seg.is_section(element(&dom, "p", 1)));
+        assert_eq!(seg.sections[0] as usize, element(&dom, "html", 0));
+        let text = cleaned_text(&dom, &seg.smoothed, DEFAULT_THRESHOLD);
+        assert_eq!(
+            text,
+            "The first paragraph of the story tells what happened in some detail.\n\
+             The second paragraph of the story goes on with quotes from the people there."
+        );
+    }
+
+    #[test]
+    fn small_elements_are_hidden_and_weigh_on_their_parent() {
+        // A list of ten short links, each below the hidden area: hidden, they are neither
+        // scored nor smoothed, and the list weighs as 21 nodes (itself, ten li, ten a) at its
+        // own score.
+        let items: String = (0..10).map(|k| format!("<li><a href=/{k}>s{k}</a></li>")).collect();
+        let dom = page(&format!(
+            "<html><body><ul>{items}</ul><p>{}</p></body></html>",
+            "word ".repeat(40)
+        ));
+        let area = char_area(&dom);
+        let (ul, link) = (element(&dom, "ul", 0), element(&dom, "a", 3));
+        let mut scores: Vec<Option<f32>> =
+            (0..dom.len()).map(|i| dom.element(i).map(|_| 0.9)).collect();
+        scores[ul] = Some(0.2);
+        scores[link] = Some(0.0);
+        let params = |c| Params {
+            c,
+            hidden_area: 5.0,
+            ..Params::default()
+        };
+        let seg = segment(&dom, &scores, &area, &params(0.01));
+        assert!(seg.visible[ul] && !seg.visible[link] && !seg.visible[element(&dom, "li", 0)]);
+        assert_eq!(seg.smoothed_nodes(), 4, "html, body, ul, p");
+        assert_eq!(seg.smoothed[link], seg.smoothed[ul]);
+        assert_eq!(seg.smoothed[ul], 0.2);
+        assert!(!seg.sections.contains(&(link as u32)));
+        // Forced into one section, the page takes the weighted median: the list's 0.2 (weight
+        // 21) against html, body and p at 0.9 (weight 1 each).
+        let seg = segment(&dom, &scores, &area, &params(1000.0));
+        assert_eq!(seg.sections.len(), 1);
+        assert_eq!(seg.smoothed[element(&dom, "p", 0)], 0.2);
+        assert_eq!(cleaned_text(&dom, &seg.smoothed, 0.5).lines().count(), 11);
+    }
+
+    #[test]
+    fn invisible_elements_add_no_weight() {
+        // html (0.9) holds body (0.1, with a hidden paragraph: weight 2). Thirty scripts in
+        // head would outweigh body if they counted; they are not rendered, so they do not.
+        let scripts = "<script>var a;</script>".repeat(30);
+        let dom = page(&format!(
+            "<html><head>{scripts}</head><body><p>short</p>{}</body></html>",
+            "visible words ".repeat(10)
+        ));
+        let area = char_area(&dom);
+        let mut scores: Vec<Option<f32>> =
+            (0..dom.len()).map(|i| dom.element(i).map(|_| 0.9)).collect();
+        scores[element(&dom, "body", 0)] = Some(0.1);
+        let seg = segment(&dom, &scores, &area, &Params::default());
+        assert_eq!(seg.smoothed_nodes(), 2, "html and body");
+        assert_eq!(seg.smoothed[element(&dom, "html", 0)], 0.1);
+    }
+
+    #[test]
+    fn penalty_forms_follow_the_paper() {
+        let dom = page(ARTICLE);
+        let area = char_area(&dom);
+        let scores: Vec<Option<f32>> =
+            (0..dom.len()).map(|i| dom.element(i).map(|_| 0.5)).collect();
+        for name in Penalty::NAMES {
+            let penalty: Penalty = name.parse().unwrap();
+            assert_eq!(penalty.name(), name);
+            let seg = segment(&dom, &scores, &area, &Params {
+                penalty,
+                ..Params::default()
+            });
+            assert_eq!(seg.sections.len(), 1, "{name}: equal scores make one section");
+        }
+        assert!("pixels".parse::<Penalty>().is_err());
+        // Direct check of γ = c · A / A(i) on the smoothed nodes.
+        let nodes = [0usize, 1, 2];
+        let parent = [NO_PARENT, 0, 0];
+        let area = [1000.0, 500.0, 100.0];
+        let elements = [30, 10, 5];
+        let p = |penalty| {
+            penalties(&nodes, &parent, &area, &elements, &Params {
+                c: 0.01,
+                penalty,
+                ..Params::default()
+            })
+        };
+        let close = |got: Vec<f32>, want: [f32; 3]| {
+            got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6)
+        };
+        assert!(close(p(Penalty::Area), [0.01, 0.02, 0.1]));
+        assert!(close(p(Penalty::Nodes), [0.01, 0.03, 0.06]));
+        assert!(close(p(Penalty::ParentArea), [0.01, 0.02, 0.1]));
+        assert!(close(p(Penalty::Constant), [0.01; 3]));
+    }
+
+    #[test]
+    fn cleaned_text_keeps_blocks_as_lines_and_inline_text_together() {
+        let dom = page(
+            "<html><body><h1>Head<b>line</b></h1><div>one <span>two</span>\n three<br>four\
+             <div class=ad>buy</div>five</div><ul><li>a</li><li>b</li></ul></body></html>",
+        );
+        let ad = element(&dom, "div", 1);
+        let mut smoothed = vec![0.1f32; dom.len()];
+        for s in &mut smoothed[ad..dom.node(ad).end as usize] {
+            *s = 0.9;
+        }
+        assert_eq!(
+            cleaned_text(&dom, &smoothed, 0.5),
+            "Headline\none two three\nfour\nfive\na\nb"
+        );
+        assert_eq!(cleaned_text(&dom, &vec![0.9; dom.len()], 0.5), "");
+        assert_eq!(
+            cleaned_text(&dom, &vec![0.9; dom.len()], 1.0),
+            "Headline\none two three\nfour\nbuy\nfive\na\nb"
+        );
+    }
+
+    #[test]
+    fn empty_and_degenerate_pages() {
+        let dom = page("");
+        let seg = segment(&dom, &vec![None; dom.len()], &vec![0.0; dom.len()], &Params::default());
+        assert_eq!(seg.sections.len(), 1);
+        assert_eq!(cleaned_text(&dom, &seg.smoothed, 0.5), "");
+        // Scores that are not finite count as no opinion.
+        let dom = page("<p>x</p>");
+        let scores = vec![Some(f32::NAN); dom.len()];
+        let seg = segment(&dom, &scores, &vec![0.0; dom.len()], &Params::default());
+        assert!(seg.smoothed.iter().all(|&s| s == 0.5));
+    }
+
+    #[test]
+    fn a_100_000_element_page_smooths() {
+        // 20,000 blocks of 4 elements each plus nesting: wide and deep enough to matter.
+        let mut html = String::from("<html><body>");
+        for k in 0..20_000 {
+            html.push_str(&format!(
+                "<div><p>paragraph number {k} of the generated page, long enough to be seen</p><a href=/{k}>l</a></div>"
+            ));
+            if k % 100 == 0 {
+                html.push_str("<section>");
+            }
+        }
+        html.push_str("</body></html>");
+        let dom = page(&html);
+        assert!(dom.len() > 100_000);
+        let area = char_area(&dom);
+        let scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| ((i * 7919) % 1000) as f32 / 1000.0))
+            .collect();
+        let seg = segment(&dom, &scores, &area, &Params::default());
+        assert!(seg.quantized && seg.levels <= 256);
+        for i in 1..dom.len() {
+            if let Some(p) = dom.parent(i) {
+                assert!(seg.smoothed[p] <= seg.smoothed[i]);
+            }
+        }
+    }
+}
