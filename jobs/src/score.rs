@@ -1,6 +1,7 @@
 //! `stencil score`: page-level templateness scores x(i) of every element of every page, with a
-//! given model or the shipped one, written as the `node_scores` table. No site statistics and
-//! no training: one pass, so it works on a single WARC, or on one page.
+//! given model or the shipped one, and their smoothing y(i) into sections, written as the
+//! `node_scores` table. No site statistics and no training: one pass, so it works on a single
+//! WARC, or on one page.
 //!
 //! The per-page work ([`score_page`]) is shared with `stencil train --score`, which scores with
 //! the model it has just broadcast.
@@ -16,6 +17,7 @@ use stencil_operators::features;
 use stencil_operators::inventory::{for_each_page, Inventory};
 use stencil_operators::model::Model;
 use stencil_operators::page::Page;
+use stencil_operators::segmentation::{self, Penalty};
 use stencil_operators::site_level::site_of;
 use stencil_operators::subtree::summarize;
 
@@ -36,9 +38,102 @@ pub struct ScoreArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     #[command(flatten)]
+    pub smoothing: SmoothingArgs,
+    #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// How scores are smoothed into sections (seed 000, §4 and §5.3; docs/evaluation.md measures
+/// the choices).
+#[derive(Args, Clone, Debug)]
+pub struct SmoothingArgs {
+    /// The penalty constant c: γ(i) = c · A / A(i) with the default penalty form. Larger
+    /// values give fewer, larger sections.
+    #[arg(long, default_value_t = segmentation::Params::default().c)]
+    pub smoothing_c: f32,
+    /// How γ(i) depends on the node: area (c·A/A(i)), nodes (c·N/N(i)), parent-area
+    /// (c·A(parent)/A(i)) or constant (c).
+    #[arg(long, default_value = "area")]
+    pub penalty: Penalty,
+    /// Elements with a size proxy (visible characters + 100 per media element + 20 per form
+    /// control) below this are hidden: folded into their parent, never sections.
+    #[arg(long, default_value_t = segmentation::Params::default().hidden_area)]
+    pub hidden_area: f32,
+    /// Scores are quantized to this many levels on pages with more distinct scores (the
+    /// solver is exact below it).
+    #[arg(long, default_value_t = segmentation::Params::default().max_levels)]
+    pub max_levels: usize,
+    /// τ: a node smoothed to at least this is template (the `template` column).
+    #[arg(long, default_value_t = segmentation::DEFAULT_THRESHOLD)]
+    pub threshold: f32,
+}
+
+impl SmoothingArgs {
+    /// The flags' defaults, for callers that build the arguments in code.
+    pub fn defaults() -> SmoothingArgs {
+        let params = segmentation::Params::default();
+        SmoothingArgs {
+            smoothing_c: params.c,
+            penalty: params.penalty,
+            hidden_area: params.hidden_area,
+            max_levels: params.max_levels,
+            threshold: segmentation::DEFAULT_THRESHOLD,
+        }
+    }
+
+    /// The smoothing these settings describe, or what is wrong with them.
+    pub fn smoothing(&self) -> Result<Smoothing, String> {
+        if !(self.smoothing_c >= 0.0 && self.smoothing_c.is_finite()) {
+            return Err(format!(
+                "--smoothing-c must be ≥ 0, not {}",
+                self.smoothing_c
+            ));
+        }
+        if !(self.hidden_area >= 0.0 && self.hidden_area.is_finite()) {
+            return Err(format!(
+                "--hidden-area must be ≥ 0, not {}",
+                self.hidden_area
+            ));
+        }
+        if !(2..=65_535).contains(&self.max_levels) {
+            return Err(format!(
+                "--max-levels must be in 2..=65535, not {}",
+                self.max_levels
+            ));
+        }
+        if !(self.threshold.is_finite()) {
+            return Err(format!(
+                "--threshold must be a number, not {}",
+                self.threshold
+            ));
+        }
+        Ok(Smoothing {
+            params: segmentation::Params {
+                c: self.smoothing_c,
+                penalty: self.penalty,
+                hidden_area: self.hidden_area,
+                max_levels: self.max_levels,
+            },
+            threshold: self.threshold,
+        })
+    }
+}
+
+/// How scores become sections and template calls.
+#[derive(Clone, Copy, Debug)]
+pub struct Smoothing {
+    pub params: segmentation::Params,
+    /// τ.
+    pub threshold: f32,
+}
+
+/// A model and how its scores are smoothed: what scoring a page needs.
+#[derive(Clone, Debug)]
+pub struct Scorer {
+    pub model: Model,
+    pub smoothing: Smoothing,
 }
 
 /// Loads `--model`, or the model embedded in the binary.
@@ -53,31 +148,37 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
     }
 }
 
-/// Scores every element of one page and streams the rows.
+/// Scores and smooths every element of one page and streams the rows.
 pub fn score_page(
     url: &str,
     host: &str,
     dom: &Dom,
-    model: &Model,
+    scorer: &Scorer,
     out: &mut StreamingPart<NodeScoreRow>,
 ) -> Result<(), String> {
     let sums = summarize(dom, host);
     let page_features = features::compute(dom, &sums);
+    let scores = scorer.model.score_page(dom, &page_features);
+    let smoothing = &scorer.smoothing;
+    let segments = segmentation::segment(dom, &scores, &page_features.area, &smoothing.params);
     let paths = dom.paths();
     let url: Arc<str> = Arc::from(url);
     let host: Arc<str> = Arc::from(site_of(host));
     for (node, path) in paths.into_iter().enumerate() {
-        if dom.element(node).is_none() {
+        let Some(score) = scores[node] else {
             continue;
-        }
+        };
         let area = page_features.area[node];
-        let bucket = model.bucket(area);
+        let smoothed = segments.smoothed[node];
         out.push(NodeScoreRow {
             id: NodeId::new(&url, &host, dom, node, path),
             text_chars: sums[node].text_chars,
             area,
-            bucket: bucket as u8,
-            score: model.buckets[bucket].probability(page_features.row(node)),
+            bucket: scorer.model.bucket(area) as u8,
+            score,
+            smoothed,
+            section: segments.is_section(node),
+            template: smoothed >= smoothing.threshold,
         })?;
     }
     Ok(())
@@ -115,7 +216,7 @@ pub fn score_files(
     files: &[&PathBuf],
     out: &Path,
     worker: usize,
-    model: &Model,
+    scorer: &Scorer,
     limits: &stencil_operators::warc::Limits,
     inventory: &mut Inventory,
 ) -> Result<u64, String> {
@@ -124,7 +225,7 @@ pub fn score_files(
     for path in files {
         if is_html_file(path) {
             let scored = read_html_file(path, limits)
-                .and_then(|(url, dom)| score_page(&url, "", &dom, model, &mut part));
+                .and_then(|(url, dom)| score_page(&url, "", &dom, scorer, &mut part));
             match scored {
                 Ok(()) => *inventory.by_outcome.entry("page".to_string()).or_default() += 1,
                 Err(e) => {
@@ -135,7 +236,7 @@ pub fn score_files(
         }
         let visit = |page: &Page, dom: &Dom| {
             if failure.is_none() {
-                if let Err(e) = score_page(&page.url, &page.host, dom, model, &mut part) {
+                if let Err(e) = score_page(&page.url, &page.host, dom, scorer, &mut part) {
                     failure = Some(e);
                 }
             }
@@ -153,7 +254,10 @@ pub fn score_files(
 }
 
 pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
-    let model = Arc::new(load_model(args.model.as_deref())?);
+    let scorer = Arc::new(Scorer {
+        model: load_model(args.model.as_deref())?,
+        smoothing: args.smoothing.smoothing()?,
+    });
     let config = args.cluster.config()?;
     let all = Arc::new(files::collect(&args.paths)?);
     if args.cluster.is_first_process() {
@@ -165,7 +269,7 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
         let (index, peers) = (worker.index(), worker.peers());
         let mine: Vec<&PathBuf> = all.iter().skip(index).step_by(peers).collect();
         let mut inventory = Inventory::default();
-        let rows = score_files(&mine, &out, index, &model, &limits, &mut inventory);
+        let rows = score_files(&mine, &out, index, &scorer, &limits, &mut inventory);
         rows.map(|rows| (rows, inventory))
     })?;
     let (mut rows, mut inventory) = (0u64, Inventory::default());

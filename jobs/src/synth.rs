@@ -131,6 +131,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
         l2: FitParams::default().l2,
         folds: FitParams::default().folds,
         score: true,
+        smoothing: crate::score::SmoothingArgs::defaults(),
     })?;
     println!(
         "tables: {}/{{site_templates,hosts,training,node_scores}}/part-*.parquet and {}/model.json",

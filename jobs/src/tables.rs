@@ -104,6 +104,10 @@ fn u8s<R>(rows: &[R], get: impl Fn(&R) -> u8) -> ArrayRef {
     Arc::new(UInt8Array::from_iter_values(rows.iter().map(get)))
 }
 
+fn bools<R>(rows: &[R], get: impl Fn(&R) -> bool) -> ArrayRef {
+    Arc::new(BooleanArray::from_iter(rows.iter().map(|r| Some(get(r)))))
+}
+
 fn f32s<R>(rows: &[R], get: impl Fn(&R) -> f32) -> ArrayRef {
     Arc::new(Float32Array::from_iter_values(rows.iter().map(get)))
 }
@@ -278,6 +282,9 @@ pub struct NodeScoreRow {
     pub area: f32,
     pub bucket: u8,
     pub score: f32,
+    pub smoothed: f32,
+    pub section: bool,
+    pub template: bool,
 }
 
 pub fn node_scores_batch(schema: &SchemaRef, rows: &[NodeScoreRow]) -> Result<RecordBatch, String> {
@@ -287,6 +294,9 @@ pub fn node_scores_batch(schema: &SchemaRef, rows: &[NodeScoreRow]) -> Result<Re
         f32s(rows, |r| r.area),
         u8s(rows, |r| r.bucket),
         f32s(rows, |r| r.score),
+        f32s(rows, |r| r.smoothed),
+        bools(rows, |r| r.section),
+        bools(rows, |r| r.template),
     ]);
     batch(schema, columns)
 }

@@ -36,6 +36,8 @@ pub struct TrainArgs {
     /// OUT/node_scores (a third pass over the input).
     #[arg(long)]
     pub score: bool,
+    #[command(flatten)]
+    pub smoothing: crate::score::SmoothingArgs,
 }
 
 /// What the training stage needs besides the site job's settings.
@@ -44,6 +46,8 @@ pub struct TrainSettings {
     pub sample_cap: usize,
     pub fit: FitParams,
     pub score: bool,
+    /// How `score` smooths.
+    pub smoothing: crate::score::Smoothing,
     /// Facts recorded in model.json's `training` field.
     pub facts: serde_json::Value,
 }
@@ -68,6 +72,7 @@ pub fn run(args: &TrainArgs) -> Result<std::process::ExitCode, String> {
             folds: args.folds,
         },
         score: args.score,
+        smoothing: args.smoothing.smoothing()?,
         // The site job adds "inputs" once it has listed the files.
         facts: serde_json::json!({
             "labels": args.site.labels.scheme().as_str(),

@@ -154,25 +154,46 @@ fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
     assert_eq!(rows(&two, "node_scores"), rows(&one, "node_scores"));
 
     // The shipped model, trained on real sites, finds the synthetic cookie bar and keeps the
-    // article's paragraphs.
+    // article's paragraphs; smoothing agrees, and makes each page's root element a section.
     let all = rows(&one, "node_scores");
-    let score_of = |row: &String| -> f32 {
-        let bits = row.rsplit('\t').next().unwrap();
+    let schema = stencil_schemas::node_scores();
+    let column = |name: &str| schema.index_of(name).unwrap();
+    let (score, smoothed) = (column("score"), column("smoothed"));
+    let (section, template, path) = (column("section"), column("template"), column("path"));
+    let float = |row: &String, at: usize| -> f32 {
+        let bits = row.split('\t').nth(at).unwrap();
         f32::from_bits(u32::from_str_radix(bits, 16).unwrap())
     };
-    let mean = |needle: &str| {
-        let picked: Vec<f32> = all
-            .iter()
-            .filter(|r| r.contains(needle))
-            .map(score_of)
-            .collect();
+    let cell = |row: &String, at: usize| row.split('\t').nth(at).unwrap().to_string();
+    let picked = |needle: &str| -> Vec<&String> {
+        let picked: Vec<&String> = all.iter().filter(|r| r.contains(needle)).collect();
         assert!(!picked.is_empty(), "{needle}");
-        picked.iter().sum::<f32>() / picked.len() as f32
+        picked
     };
-    let (cookie, paragraphs) = (mean("div.cookie-bar\tdiv"), mean(">article>p\tp"));
+    let mean = |rows: &[&String], at: usize| {
+        rows.iter().map(|r| float(r, at)).sum::<f32>() / rows.len() as f32
+    };
+    let (cookie, paragraphs) = (picked("div.cookie-bar\tdiv"), picked(">article>p\tp"));
     assert!(
-        cookie > 0.5 && paragraphs < 0.5,
-        "cookie bar {cookie:.3}, article paragraphs {paragraphs:.3}"
+        mean(&cookie, score) > 0.5 && mean(&paragraphs, score) < 0.5,
+        "cookie bar {:.3}, article paragraphs {:.3}",
+        mean(&cookie, score),
+        mean(&paragraphs, score)
+    );
+    assert!(cookie
+        .iter()
+        .all(|r| float(r, smoothed) >= 0.5 && cell(r, template) == "true"));
+    assert!(paragraphs
+        .iter()
+        .all(|r| float(r, smoothed) < 0.5 && cell(r, template) == "false"));
+    let roots: Vec<&String> = all.iter().filter(|r| cell(r, path) == "html").collect();
+    assert_eq!(roots.len(), 243, "one root element per page");
+    assert!(roots.iter().all(|r| cell(r, section) == "true"));
+    let sections = all.iter().filter(|r| cell(r, section) == "true").count();
+    assert!(
+        sections > roots.len() && sections < all.len() / 4,
+        "{sections} sections in {} rows",
+        all.len()
     );
 
     // A single HTML page needs no WARC: its nodes are scored like a crawled page's.
@@ -209,6 +230,19 @@ fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.json"), "{stderr}");
+
+    // Smoothing settings out of range are refused by name before any work.
+    let out = stencil()
+        .arg("score")
+        .args(&files)
+        .arg("--out")
+        .arg(dir.join("bad"))
+        .args(["--max-levels", "1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--max-levels"), "{stderr}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -397,7 +397,10 @@ fn children_first_largest_first(children: &Children, size: &[u32]) -> Vec<u32> {
     while let Some(node) = stack.pop() {
         order.push(node);
         let kids = children.of(node as usize);
-        let Some(&largest) = kids.iter().max_by_key(|&&c| (size[c as usize], u32::MAX - c)) else {
+        let Some(&largest) = kids
+            .iter()
+            .max_by_key(|&&c| (size[c as usize], u32::MAX - c))
+        else {
             continue;
         };
         stack.push(largest);
@@ -517,7 +520,8 @@ mod tests {
             }
             let y = values[choice[node]];
             let section = node == 0 || choice[node] != choice[case.parent[node] as usize];
-            let term = f64::from(case.weight[node]) * (f64::from(case.x[node]) - f64::from(y)).abs()
+            let term = f64::from(case.weight[node])
+                * (f64::from(case.x[node]) - f64::from(y)).abs()
                 + if section {
                     f64::from(case.penalty[node])
                 } else {
@@ -685,7 +689,13 @@ mod tests {
             Err(ProblemError::BadValue { node: 0 })
         );
         assert_eq!(
-            smooth(&[NO_PARENT], &[0.5], &[1.0], &[0.1], Options { max_levels: 1 }),
+            smooth(
+                &[NO_PARENT],
+                &[0.5],
+                &[1.0],
+                &[0.1],
+                Options { max_levels: 1 }
+            ),
             Err(ProblemError::MaxLevels)
         );
         let empty = smooth(&[], &[], &[], &[], ok).unwrap();
@@ -723,7 +733,13 @@ mod tests {
         assert!(got.cost <= cost(&parent, &x, &weight, &penalty, &flat));
 
         let bushy: Vec<u32> = (0..n)
-            .map(|i| if i == 0 { NO_PARENT } else { rng.below(i) as u32 })
+            .map(|i| {
+                if i == 0 {
+                    NO_PARENT
+                } else {
+                    rng.below(i) as u32
+                }
+            })
             .collect();
         let got = smooth(&bushy, &x, &weight, &penalty, Options::default()).unwrap();
         assert!(is_monotone(&bushy, &got.y));

@@ -443,17 +443,17 @@ mod tests {
         let mut scores: Vec<Option<f32>> = (0..dom.len())
             .map(|i| dom.element(i).map(|_| 0.3))
             .collect();
-        for i in nav..dom.node(nav).end as usize {
-            if dom.element(i).is_some() {
-                scores[i] = Some(0.9);
+        let set_elements = |scores: &mut Vec<Option<f32>>, root: usize, value: f32| {
+            let end = dom.node(root).end as usize;
+            for (i, score) in scores.iter_mut().enumerate().take(end).skip(root) {
+                if dom.element(i).is_some() {
+                    *score = Some(value);
+                }
             }
-        }
+        };
+        set_elements(&mut scores, nav, 0.9);
         scores[element(&dom, "a", 1)] = Some(0.4);
-        for i in footer..dom.node(footer).end as usize {
-            if dom.element(i).is_some() {
-                scores[i] = Some(0.8);
-            }
-        }
+        set_elements(&mut scores, footer, 0.8);
         scores[article] = Some(0.2);
         scores[element(&dom, "p", 0)] = Some(0.1);
         scores[element(&dom, "p", 1)] = Some(0.55);
@@ -483,15 +483,18 @@ mod tests {
         // A list of ten short links, each below the hidden area: hidden, they are neither
         // scored nor smoothed, and the list weighs as 21 nodes (itself, ten li, ten a) at its
         // own score.
-        let items: String = (0..10).map(|k| format!("<li><a href=/{k}>s{k}</a></li>")).collect();
+        let items: String = (0..10)
+            .map(|k| format!("<li><a href=/{k}>s{k}</a></li>"))
+            .collect();
         let dom = page(&format!(
             "<html><body><ul>{items}</ul><p>{}</p></body></html>",
             "word ".repeat(40)
         ));
         let area = char_area(&dom);
         let (ul, link) = (element(&dom, "ul", 0), element(&dom, "a", 3));
-        let mut scores: Vec<Option<f32>> =
-            (0..dom.len()).map(|i| dom.element(i).map(|_| 0.9)).collect();
+        let mut scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| 0.9))
+            .collect();
         scores[ul] = Some(0.2);
         scores[link] = Some(0.0);
         let params = |c| Params {
@@ -523,8 +526,9 @@ mod tests {
             "visible words ".repeat(10)
         ));
         let area = char_area(&dom);
-        let mut scores: Vec<Option<f32>> =
-            (0..dom.len()).map(|i| dom.element(i).map(|_| 0.9)).collect();
+        let mut scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| 0.9))
+            .collect();
         scores[element(&dom, "body", 0)] = Some(0.1);
         let seg = segment(&dom, &scores, &area, &Params::default());
         assert_eq!(seg.smoothed_nodes(), 2, "html and body");
@@ -535,16 +539,26 @@ mod tests {
     fn penalty_forms_follow_the_paper() {
         let dom = page(ARTICLE);
         let area = char_area(&dom);
-        let scores: Vec<Option<f32>> =
-            (0..dom.len()).map(|i| dom.element(i).map(|_| 0.5)).collect();
+        let scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| 0.5))
+            .collect();
         for name in Penalty::NAMES {
             let penalty: Penalty = name.parse().unwrap();
             assert_eq!(penalty.name(), name);
-            let seg = segment(&dom, &scores, &area, &Params {
-                penalty,
-                ..Params::default()
-            });
-            assert_eq!(seg.sections.len(), 1, "{name}: equal scores make one section");
+            let seg = segment(
+                &dom,
+                &scores,
+                &area,
+                &Params {
+                    penalty,
+                    ..Params::default()
+                },
+            );
+            assert_eq!(
+                seg.sections.len(),
+                1,
+                "{name}: equal scores make one section"
+            );
         }
         assert!("pixels".parse::<Penalty>().is_err());
         // Direct check of γ = c · A / A(i) on the smoothed nodes.
@@ -553,15 +567,20 @@ mod tests {
         let area = [1000.0, 500.0, 100.0];
         let elements = [30, 10, 5];
         let p = |penalty| {
-            penalties(&nodes, &parent, &area, &elements, &Params {
-                c: 0.01,
-                penalty,
-                ..Params::default()
-            })
+            penalties(
+                &nodes,
+                &parent,
+                &area,
+                &elements,
+                &Params {
+                    c: 0.01,
+                    penalty,
+                    ..Params::default()
+                },
+            )
         };
-        let close = |got: Vec<f32>, want: [f32; 3]| {
-            got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6)
-        };
+        let close =
+            |got: Vec<f32>, want: [f32; 3]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-6);
         assert!(close(p(Penalty::Area), [0.01, 0.02, 0.1]));
         assert!(close(p(Penalty::Nodes), [0.01, 0.03, 0.06]));
         assert!(close(p(Penalty::ParentArea), [0.01, 0.02, 0.1]));
@@ -593,7 +612,12 @@ mod tests {
     #[test]
     fn empty_and_degenerate_pages() {
         let dom = page("");
-        let seg = segment(&dom, &vec![None; dom.len()], &vec![0.0; dom.len()], &Params::default());
+        let seg = segment(
+            &dom,
+            &vec![None; dom.len()],
+            &vec![0.0; dom.len()],
+            &Params::default(),
+        );
         assert_eq!(seg.sections.len(), 1);
         assert_eq!(cleaned_text(&dom, &seg.smoothed, 0.5), "");
         // Scores that are not finite count as no opinion.

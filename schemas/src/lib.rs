@@ -113,8 +113,9 @@ fn classifier_fields() -> Vec<Field> {
     fields
 }
 
-/// `node_scores`: the page-level classifier score x(i) ∈ [0, 1] of every element of every page
-/// (no smoothing), with the node's size proxy and bucket.
+/// `node_scores`: for every element of every page, the page-level classifier score x(i) ∈
+/// [0, 1], its smoothing y(i) (regularized tree isotonic regression, seed 000 §4), whether the
+/// node starts a section (ŷ defined), whether y(i) ≥ τ, and the node's size proxy and bucket.
 pub fn node_scores() -> SchemaRef {
     let mut fields = node_fields();
     fields.extend([
@@ -122,6 +123,9 @@ pub fn node_scores() -> SchemaRef {
         Field::new("area", DataType::Float32, false),
         Field::new("bucket", DataType::UInt8, false),
         Field::new("score", DataType::Float32, false),
+        Field::new("smoothed", DataType::Float32, false),
+        Field::new("section", DataType::Boolean, false),
+        Field::new("template", DataType::Boolean, false),
     ]);
     Arc::new(Schema::new(fields))
 }

@@ -29,8 +29,11 @@
 //! On 35 of those pages more than 10% of the original's characters have no class (text the
 //! assessors did not see); on 464 none.
 
+use std::path::Path;
+
 use stencil_operators::charset;
 use stencil_operators::dom::{self, Dom};
+use stencil_operators::site_level;
 use stencil_operators::subtree::{summarize, Subtree};
 use stencil_operators::warc::Limits;
 
@@ -51,6 +54,63 @@ pub struct LabelledSpan {
     pub start: u32,
     pub end: u32,
     pub class: u8,
+}
+
+/// An original L3S-GN1 page, parsed, with the class of each of its text nodes.
+pub struct LabelledPage {
+    pub host: String,
+    pub dom: Dom,
+    pub sums: Vec<Subtree>,
+    /// [`text_node_classes`]: an assessor class per visible text node, `None` elsewhere.
+    pub classes: Vec<Option<u8>>,
+}
+
+/// The L3S-GN1 pages the shipped model never saw, mapped ([`text_node_classes`]).
+pub struct Unseen {
+    pub pages: Vec<LabelledPage>,
+    /// Pages left out because their site is in the dev crawl the shipped model was trained
+    /// on (docs/model.md).
+    pub left_out: usize,
+}
+
+/// Loads L3S-GN1 from `dir` and keeps the pages that map, leaving out those of sites in the
+/// shipped model's dev crawl (dragnet, cleanportaleval, SWDE's booksamillion.com), so figures
+/// are for sites the model never saw.
+pub fn unseen_by_shipped_model(dir: &Path) -> Unseen {
+    let mut seen_hosts = std::collections::HashSet::new();
+    if let (Some(dragnet), Some(cpe)) = (
+        crate::shared_dir("data/dragnet"),
+        crate::shared_dir("data/cleanportaleval"),
+    ) {
+        for page in crate::gold::dragnet(&dragnet, 1)
+            .into_iter()
+            .chain(crate::gold::cleanportaleval(&cpe))
+        {
+            seen_hosts.insert(site_level::site_of(&page.host).to_string());
+        }
+    }
+    seen_hosts.insert("booksamillion.com".to_string());
+    let mut unseen = Unseen {
+        pages: Vec::new(),
+        left_out: 0,
+    };
+    for page in crate::gold::l3s_gn1(dir) {
+        if seen_hosts.contains(site_level::site_of(&page.host)) {
+            unseen.left_out += 1;
+            continue;
+        }
+        let (dom, sums) = parse_page(&page.original, &page.host);
+        let (annotated, annotated_sums) = parse_page(&page.annotated, &page.host);
+        if let Some(classes) = text_node_classes(&dom, &sums, &annotated, &annotated_sums) {
+            unseen.pages.push(LabelledPage {
+                host: page.host,
+                dom,
+                sums,
+                classes,
+            });
+        }
+    }
+    unseen
 }
 
 /// Decodes and parses a page of the data set (original or annotated) as the workspace does:

@@ -1,5 +1,6 @@
 //! Helpers shared by the workspace integration tests.
 
+pub mod clustering;
 pub mod gold;
 pub mod l3s;
 

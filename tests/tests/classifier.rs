@@ -131,39 +131,12 @@ fn shipped_model_on_l3s_gn1_node_labels() {
         }
         None => Model::default_model(),
     };
-    // The shipped model was trained on the dev crawl (docs/model.md): leave out the L3S pages
-    // of any host in it, so the figure is for sites the model never saw.
-    let mut seen_hosts = std::collections::HashSet::new();
-    if let (Some(dragnet), Some(cpe)) = (
-        shared_dir("data/dragnet"),
-        shared_dir("data/cleanportaleval"),
-    ) {
-        for page in gold::dragnet(&dragnet, 1)
-            .into_iter()
-            .chain(gold::cleanportaleval(&cpe))
-        {
-            seen_hosts.insert(site_level::site_of(&page.host).to_string());
-        }
-    }
-    seen_hosts.insert("booksamillion.com".to_string());
     let mut confusion = Confusion::default();
-    let (mut mapped, mut left_out) = (0, 0);
-    let pages = gold::l3s_gn1(&dir);
-    for page in &pages {
-        if seen_hosts.contains(site_level::site_of(&page.host)) {
-            left_out += 1;
-            continue;
-        }
-        let (original, sums) = stencil_tests::l3s::parse_page(&page.original, &page.host);
-        let (annotated, annotated_sums) =
-            stencil_tests::l3s::parse_page(&page.annotated, &page.host);
-        let Some(classes) =
-            stencil_tests::l3s::text_node_classes(&original, &sums, &annotated, &annotated_sums)
-        else {
-            continue;
-        };
-        mapped += 1;
-        let f = features::compute(&original, &sums);
+    let unseen = stencil_tests::l3s::unseen_by_shipped_model(&dir);
+    let (mapped, left_out) = (unseen.pages.len(), unseen.left_out);
+    for page in &unseen.pages {
+        let (original, sums, classes) = (&page.dom, &page.sums, &page.classes);
+        let f = features::compute(original, sums);
         for (node, class) in classes.iter().enumerate() {
             let Some(class) = class else { continue };
             let Some(parent) = original.parent(node) else {

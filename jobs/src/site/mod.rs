@@ -384,10 +384,22 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
         }
         if settings.score {
             let mut third = Inventory::default();
-            report.node_score_rows =
-                crate::score::score_files(&mine, &job.out, index, &model, &job.limits, &mut third)?;
+            let scorer = crate::score::Scorer {
+                model,
+                smoothing: settings.smoothing,
+            };
+            report.node_score_rows = crate::score::score_files(
+                &mine,
+                &job.out,
+                index,
+                &scorer,
+                &job.limits,
+                &mut third,
+            )?;
+            report.model = Some(scorer.model);
+        } else {
+            report.model = Some(model);
         }
-        report.model = Some(model);
     }
     Ok(report)
 }
