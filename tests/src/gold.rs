@@ -720,6 +720,49 @@ pub fn tokens(text: &str) -> Vec<String> {
     out
 }
 
+/// Bag-of-words agreement of an extracted text with a gold text, as `textf1.py` counts it:
+/// both are multisets of [`tokens`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokenOverlap {
+    pub matched: u64,
+    pub predicted: u64,
+    pub gold: u64,
+}
+
+impl TokenOverlap {
+    pub fn of(predicted: &str, gold: &str) -> TokenOverlap {
+        let mut available: std::collections::HashMap<String, u64> = Default::default();
+        let mut count = TokenOverlap::default();
+        for token in tokens(gold) {
+            *available.entry(token).or_default() += 1;
+            count.gold += 1;
+        }
+        for token in tokens(predicted) {
+            count.predicted += 1;
+            if let Some(left) = available.get_mut(&token).filter(|n| **n > 0) {
+                *left -= 1;
+                count.matched += 1;
+            }
+        }
+        count
+    }
+
+    /// Token F1; by textf1.py's convention an empty gold scores 1 if the prediction is empty
+    /// too, else 0.
+    pub fn f1(&self) -> f64 {
+        if self.gold == 0 {
+            return if self.predicted == 0 { 1.0 } else { 0.0 };
+        }
+        2.0 * self.matched as f64 / (self.predicted + self.gold) as f64
+    }
+
+    pub fn add(&mut self, other: TokenOverlap) {
+        self.matched += other.matched;
+        self.predicted += other.predicted;
+        self.gold += other.gold;
+    }
+}
+
 fn is_word_char(c: char) -> bool {
     c == '_'
         || c.is_alphanumeric()
