@@ -78,6 +78,10 @@ pub struct Smoothed {
     pub levels: usize,
     /// Whether the scores had more than `max_levels` distinct values and were quantized.
     pub quantized: bool,
+    /// Memory the program used beyond its input and output: the most cost vectors (K
+    /// doubles each) alive at once, and the back-pointer runs kept (4 bytes each).
+    pub peak_cost_vectors: usize,
+    pub back_pointer_runs: usize,
 }
 
 /// Why a problem was refused: the inputs break the solver's preconditions.
@@ -136,6 +140,8 @@ pub fn smooth(
             cost: 0.0,
             levels: 0,
             quantized: false,
+            peak_cost_vectors: 0,
+            back_pointer_runs: 0,
         });
     }
     let candidates = Candidates::new(x, options.max_levels);
@@ -254,6 +260,8 @@ pub fn smooth(
         cost,
         levels: k,
         quantized: candidates.quantized,
+        peak_cost_vectors: buffers.len(),
+        back_pointer_runs: runs.len(),
     })
 }
 
@@ -724,6 +732,10 @@ mod tests {
         let got = smooth(&parent, &x, &weight, &penalty, Options::default()).unwrap();
         assert!(got.quantized && got.levels <= 256);
         assert!(is_monotone(&parent, &got.y));
+        // Within memory: a handful of cost vectors alive at once (a plain children-first
+        // order would hold 50,000 of them, 100 MB), and a few back-pointer runs per node (2.6 measured).
+        assert!(got.peak_cost_vectors <= 4, "{}", got.peak_cost_vectors);
+        assert!(got.back_pointer_runs <= 4 * n, "{}", got.back_pointer_runs);
         // Fewer sections than nodes, and no worse than one section at the median.
         let sections = got.section.iter().filter(|&&s| s).count();
         assert!(sections < n);
@@ -743,5 +755,8 @@ mod tests {
             .collect();
         let got = smooth(&bushy, &x, &weight, &penalty, Options::default()).unwrap();
         assert!(is_monotone(&bushy, &got.y));
+        // At most log2(n) + 2 cost vectors alive (see the module docs).
+        assert!(got.peak_cost_vectors <= 19, "{}", got.peak_cost_vectors);
+        assert!(got.back_pointer_runs <= 4 * n, "{}", got.back_pointer_runs);
     }
 }

@@ -216,6 +216,8 @@ pub fn segment(dom: &Dom, scores: &[Option<f32>], area: &[f32], params: &Params)
             cost: f64::NAN,
             levels: m,
             quantized: false,
+            peak_cost_vectors: 0,
+            back_pointer_runs: 0,
             y: x.clone(),
         },
     };
