@@ -41,8 +41,11 @@ enum Command {
         stencil inspect crawl/ -w 2 --json > inventory.json")]
     Inspect(InspectArgs),
     /// Measure single-thread throughput of each stage (framing, decoding, tokenizer floor,
-    /// HTML to arena, hashes) on the pages of WARC files. Prints a Markdown table.
-    #[command(after_help = "Example:\n  stencil bench bench.warc.gz --rounds 3")]
+    /// HTML to arena, hashes, features, scores, smoothing, cleaned text) on the pages of WARC
+    /// files, and optionally how smoothing scales with page size. Prints Markdown tables.
+    #[command(after_help = "Examples:\n  \
+        stencil bench bench.warc.gz --rounds 3\n  \
+        stencil bench --smoothing-scaling scaling.tsv   (then docs/bench/plot_smoothing.py)")]
     Bench(BenchArgs),
     /// Find site-level templates (SiteLevel(θ)) on a timely cluster and write the tables
     /// site_templates, hosts and training (labelled DOM nodes) as Parquet.
@@ -117,12 +120,24 @@ struct InspectArgs {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// WARC files (.warc, .warc.gz) or directories holding them.
-    #[arg(required = true)]
+    /// WARC files (.warc, .warc.gz) or directories holding them (optional with
+    /// --smoothing-scaling alone).
+    #[arg(required_unless_present = "smoothing_scaling")]
     paths: Vec<PathBuf>,
     /// Runs per stage; the fastest is reported.
     #[arg(long, default_value_t = 3)]
     rounds: usize,
+    /// Also measure how smoothing scales with page size, on synthetic pages and random trees,
+    /// and write the measurements to this TSV (plot with docs/bench/plot_smoothing.py).
+    #[arg(long, value_name = "OUT.tsv")]
+    smoothing_scaling: Option<PathBuf>,
+    /// Synthetic pages per size (different seeds) in --smoothing-scaling.
+    #[arg(long, default_value_t = 3)]
+    scaling_pages: usize,
+    /// Largest problem in --smoothing-scaling: synthetic pages up to about this many DOM
+    /// nodes, random trees up to this many problem nodes.
+    #[arg(long, default_value_t = 1_000_000)]
+    scaling_max_nodes: usize,
     #[command(flatten)]
     limits: LimitArgs,
 }
