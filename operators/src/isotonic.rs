@@ -463,26 +463,7 @@ fn argmin(costs: &[f64]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// splitmix64: a tiny deterministic generator, so the random trees are the same on every
-    /// run.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-        fn unit(&mut self) -> f32 {
-            (self.next() >> 40) as f32 / (1u64 << 24) as f32
-        }
-    }
+    use crate::synth::SplitMix as Rng;
 
     struct Case {
         parent: Vec<u32>,

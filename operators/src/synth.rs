@@ -9,21 +9,35 @@
 use std::fmt::Write as _;
 
 /// A small, fast, seedable generator (SplitMix64): the same seed gives the same crawl on every
-/// platform, which `rand`'s generators do not promise across versions.
-struct SplitMix(u64);
+/// platform, which `rand`'s generators do not promise across versions. Also used by tests and
+/// benchmarks that need reproducible random trees and pages.
+pub struct SplitMix(pub u64);
 
 impl SplitMix {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+
+    /// Uniform in 0..n (n ≥ 1); the modulo bias is irrelevant here.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
     }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+
+    /// Uniform in lo..=hi.
+    pub fn between(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+
+    /// Uniform in [0, 1) on a 2⁻²⁴ grid (exact in f32).
+    pub fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
         items[self.below(items.len())]
     }
 }

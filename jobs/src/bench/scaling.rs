@@ -12,40 +12,9 @@ use stencil_operators::segmentation::{self, Segmentation};
 use stencil_operators::{dom, features, isotonic, subtree};
 
 use super::{best_of, median};
+use stencil_operators::synth::SplitMix;
+
 use crate::BenchArgs;
-
-/// splitmix64: deterministic, so the synthetic pages and trees are the same on every run
-/// and machine (the measurements are comparable) without a dependency.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n ≥ 1); the modulo bias is irrelevant here.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    /// Uniform in lo..=hi.
-    fn between(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-
-    /// Uniform in [0, 1) on a 2⁻²⁴ grid (exact in f32).
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 #[rustfmt::skip]
 const WORDS: &[&str] = &[
