@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 pub struct SplitMix(pub u64);
 
 impl SplitMix {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -24,7 +24,7 @@ impl SplitMix {
 
     /// Uniform in 0..n (n ≥ 1); the modulo bias is irrelevant here.
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     /// Uniform in lo..=hi.
@@ -34,7 +34,7 @@ impl SplitMix {
 
     /// Uniform in [0, 1) on a 2⁻²⁴ grid (exact in f32).
     pub fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
     pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
