@@ -148,6 +148,17 @@ pub fn load_model(path: Option<&Path>) -> Result<Model, String> {
     }
 }
 
+/// What scoring wrote, for the run's summary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Scored {
+    /// `node_scores` rows.
+    pub rows: u64,
+    pub sections: u64,
+    /// Pages whose scores had more distinct values than `--max-levels` and were smoothed
+    /// after quantizing them (the approximation bounded in `operators::isotonic`).
+    pub quantized_pages: u64,
+}
+
 /// Scores and smooths every element of one page and streams the rows.
 pub fn score_page(
     url: &str,
@@ -155,6 +166,7 @@ pub fn score_page(
     dom: &Dom,
     scorer: &Scorer,
     out: &mut StreamingPart<NodeScoreRow>,
+    scored: &mut Scored,
 ) -> Result<(), String> {
     let sums = summarize(dom, host);
     let page_features = features::compute(dom, &sums);
@@ -180,7 +192,10 @@ pub fn score_page(
             section: segments.is_section(node),
             template: smoothed >= smoothing.threshold,
         })?;
+        scored.rows += 1;
     }
+    scored.sections += segments.sections.len() as u64;
+    scored.quantized_pages += u64::from(segments.quantized);
     Ok(())
 }
 
@@ -219,14 +234,16 @@ pub fn score_files(
     scorer: &Scorer,
     limits: &stencil_operators::warc::Limits,
     inventory: &mut Inventory,
-) -> Result<u64, String> {
+) -> Result<Scored, String> {
     let mut part = StreamingPart::node_scores(out, worker)?;
+    let mut scored = Scored::default();
     let mut failure: Option<String> = None;
     for path in files {
         if is_html_file(path) {
-            let scored = read_html_file(path, limits)
-                .and_then(|(url, dom)| score_page(&url, "", &dom, scorer, &mut part));
-            match scored {
+            inventory.files += 1;
+            let result = read_html_file(path, limits)
+                .and_then(|(url, dom)| score_page(&url, "", &dom, scorer, &mut part, &mut scored));
+            match result {
                 Ok(()) => *inventory.by_outcome.entry("page".to_string()).or_default() += 1,
                 Err(e) => {
                     failure.get_or_insert(e);
@@ -236,7 +253,9 @@ pub fn score_files(
         }
         let visit = |page: &Page, dom: &Dom| {
             if failure.is_none() {
-                if let Err(e) = score_page(&page.url, &page.host, dom, scorer, &mut part) {
+                let page_result =
+                    score_page(&page.url, &page.host, dom, scorer, &mut part, &mut scored);
+                if let Err(e) = page_result {
                     failure = Some(e);
                 }
             }
@@ -248,9 +267,8 @@ pub fn score_files(
     if let Some(e) = failure {
         return Err(e);
     }
-    let rows = part.rows;
     part.finish()?;
-    Ok(rows)
+    Ok(scored)
 }
 
 pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
@@ -269,20 +287,29 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
         let (index, peers) = (worker.index(), worker.peers());
         let mine: Vec<&PathBuf> = all.iter().skip(index).step_by(peers).collect();
         let mut inventory = Inventory::default();
-        let rows = score_files(&mine, &out, index, &scorer, &limits, &mut inventory);
-        rows.map(|rows| (rows, inventory))
+        let scored = score_files(&mine, &out, index, &scorer, &limits, &mut inventory);
+        scored.map(|scored| (scored, inventory))
     })?;
-    let (mut rows, mut inventory) = (0u64, Inventory::default());
+    let (mut total, mut inventory) = (Scored::default(), Inventory::default());
     for result in guards.join() {
-        let (r, i) = result.map_err(|e| format!("worker failed: {e}"))??;
-        rows += r;
+        let (scored, i) = result.map_err(|e| format!("worker failed: {e}"))??;
+        total.rows += scored.rows;
+        total.sections += scored.sections;
+        total.quantized_pages += scored.quantized_pages;
         inventory.merge(&i);
     }
     let seconds = start.elapsed().as_secs_f64();
+    let pages = inventory.by_outcome.get("page").copied().unwrap_or(0);
     eprintln!(
-        "scored {} pages of {} files: {rows} nodes in {seconds:.1} s ({:.1} MB/s of WARC) -> {}",
-        inventory.by_outcome.get("page").copied().unwrap_or(0),
+        "scored {pages} pages of {} files: {} nodes, {} sections ({:.1} per page; {} pages \
+         with more than {} distinct scores smoothed on quantized levels) in {seconds:.1} s \
+         ({:.1} MB/s of WARC) -> {}",
         inventory.files,
+        total.rows,
+        total.sections,
+        total.sections as f64 / pages.max(1) as f64,
+        total.quantized_pages,
+        args.smoothing.max_levels,
         inventory.warc_bytes as f64 / 1e6 / seconds.max(1e-9),
         args.out.join("node_scores").display()
     );

@@ -395,7 +395,8 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                 &scorer,
                 &job.limits,
                 &mut third,
-            )?;
+            )?
+            .rows;
             report.model = Some(scorer.model);
         } else {
             report.model = Some(model);
