@@ -630,6 +630,24 @@ mod tests {
     }
 
     #[test]
+    fn a_page_nested_to_the_depth_limit_smooths_and_cleans() {
+        // 100,000 unclosed <div>s, each with enough text to be smoothed: the parser stops at
+        // its depth limit, and every smoothed node is a link of one long chain.
+        let html =
+            "<div>a paragraph long enough to be smoothed as a node of its own ".repeat(100_000);
+        let dom = page(&html);
+        assert!(dom.depth_limited());
+        let area = char_area(&dom);
+        let scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| if i % 3 == 0 { 0.9 } else { 0.2 }))
+            .collect();
+        let seg = segment(&dom, &scores, &area, &Params::default());
+        assert!(seg.smoothed_nodes() > 1_000);
+        let text = cleaned_text(&dom, &seg.smoothed, DEFAULT_THRESHOLD);
+        assert!(text.len() > 1_000);
+    }
+
+    #[test]
     fn a_100_000_element_page_smooths() {
         // 20,000 blocks of 4 elements each plus nesting: wide and deep enough to matter.
         let mut html = String::from("<html><body>");
