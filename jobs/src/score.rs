@@ -15,6 +15,7 @@ use clap::Args;
 use stencil_operators::dom::Dom;
 use stencil_operators::features;
 use stencil_operators::inventory::{for_each_page, Inventory};
+use stencil_operators::isotonic;
 use stencil_operators::model::Model;
 use stencil_operators::page::Page;
 use stencil_operators::segmentation::{self, Penalty};
@@ -55,7 +56,7 @@ pub struct SmoothingArgs {
     pub smoothing_c: f32,
     /// How γ(i) depends on the node: area (c·A/A(i)), nodes (c·N/N(i)), parent-area
     /// (c·A(parent)/A(i)) or constant (c).
-    #[arg(long, default_value = "area")]
+    #[arg(long, default_value_t = segmentation::Params::default().penalty)]
     pub penalty: Penalty,
     /// Elements with a size proxy (visible characters + 100 per media element + 20 per form
     /// control) below this are hidden: folded into their parent, never sections.
@@ -97,9 +98,10 @@ impl SmoothingArgs {
                 self.hidden_area
             ));
         }
-        if !(2..=65_535).contains(&self.max_levels) {
+        if !isotonic::MAX_LEVELS.contains(&self.max_levels) {
             return Err(format!(
-                "--max-levels must be in 2..=65535, not {}",
+                "--max-levels must be in {:?}, not {}",
+                isotonic::MAX_LEVELS,
                 self.max_levels
             ));
         }

@@ -51,11 +51,15 @@ use std::fmt;
 /// `parent` of the root.
 pub const NO_PARENT: u32 = u32::MAX;
 
+/// The values [`Options::max_levels`] may take: a level is a `u16`, and `u16::MAX` marks
+/// "same level as the parent" in the back-pointers.
+pub const MAX_LEVELS: std::ops::RangeInclusive<usize> = 2..=65_535;
+
 /// Solver settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// The most distinct levels solved exactly; more distinct scores are quantized to this
-    /// many levels. At least 2, at most 65,535.
+    /// many levels. In [`MAX_LEVELS`].
     pub max_levels: usize,
 }
 
@@ -93,7 +97,7 @@ pub enum ProblemError {
     ParentOrder { node: usize },
     /// Scores must be finite; weights and penalties finite and not negative.
     BadValue { node: usize },
-    /// `max_levels` out of 2..=65,535.
+    /// `max_levels` out of [`MAX_LEVELS`].
     MaxLevels,
 }
 
@@ -108,7 +112,7 @@ impl fmt::Display for ProblemError {
                 f,
                 "node {node}: score not finite, or weight or penalty negative or not finite"
             ),
-            ProblemError::MaxLevels => write!(f, "max_levels must be in 2..=65535"),
+            ProblemError::MaxLevels => write!(f, "max_levels must be in {MAX_LEVELS:?}"),
         }
     }
 }
@@ -157,20 +161,7 @@ pub fn smooth(
 
     // Accumulated Σ children's costs per level, for the nodes that have a finished child.
     let mut accumulator: Vec<u32> = vec![NO_PARENT; n];
-    let mut buffers: Vec<Vec<f64>> = Vec::new();
-    let mut free: Vec<u32> = Vec::new();
-    let take = |buffers: &mut Vec<Vec<f64>>, free: &mut Vec<u32>| -> u32 {
-        match free.pop() {
-            Some(slot) => {
-                buffers[slot as usize].fill(0.0);
-                slot
-            }
-            None => {
-                buffers.push(vec![0.0; k]);
-                (buffers.len() - 1) as u32
-            }
-        }
-    };
+    let mut vectors = CostVectors::new(k);
 
     let mut runs: Vec<(u16, u16)> = Vec::new();
     let mut run_range: Vec<(usize, usize)> = vec![(0, 0); n];
@@ -188,11 +179,8 @@ pub fn smooth(
             // it, continuing is always cheapest. Same arithmetic and ties as the general
             // case below, a quarter of the passes: about half of a page's smoothed nodes are
             // leaves.
-            let p = parent[node] as usize;
-            if accumulator[p] == NO_PARENT {
-                accumulator[p] = take(&mut buffers, &mut free);
-            }
-            let into = &mut buffers[accumulator[p] as usize];
+            let parent_slot = vectors.slot_of(&mut accumulator[parent[node] as usize]);
+            let into = &mut vectors.buffers[parent_slot];
             let (xv, gamma) = (values[own_level], f64::from(penalty[node]));
             let mut first_staying = 0;
             for (level, (sum, &v)) in into.iter_mut().zip(values).enumerate() {
@@ -212,43 +200,32 @@ pub fn smooth(
             run_range[node] = (start, runs.len());
             continue;
         }
-        let slot = match accumulator[node] {
-            NO_PARENT => take(&mut buffers, &mut free),
-            slot => slot,
-        };
+        let slot = vectors.slot_of(&mut accumulator[node]);
         accumulator[node] = NO_PARENT;
-        {
-            let own = &mut buffers[slot as usize];
-            let xv = values[own_level];
-            for (cost, &v) in own.iter_mut().zip(values) {
-                *cost += w * (xv - v).abs();
-            }
+        let xv = values[own_level];
+        for (cost, &v) in vectors.buffers[slot].iter_mut().zip(values) {
+            *cost += w * (xv - v).abs();
         }
         if node == 0 {
-            let own = &buffers[slot as usize];
-            root_level = argmin(own) as u16;
-            free.push(slot);
+            root_level = argmin(&vectors.buffers[slot]) as u16;
+            vectors.release(slot);
             continue;
         }
 
-        let p = parent[node] as usize;
-        if accumulator[p] == NO_PARENT {
-            accumulator[p] = take(&mut buffers, &mut free);
-        }
-        let parent_slot = accumulator[p] as usize;
+        let parent_slot = vectors.slot_of(&mut accumulator[parent[node] as usize]);
         let gamma = f64::from(penalty[node]);
         // Scan levels downwards keeping the minimum of own() strictly above the current level:
         // the best section this node can start under a parent at that level.
         let (mut best_above, mut best_above_level) = (f64::INFINITY, SAME_AS_PARENT);
         for level in (0..k).rev() {
-            let stay = buffers[slot as usize][level];
+            let stay = vectors.buffers[slot][level];
             let jump = gamma + best_above;
             let (cost, target) = if stay <= jump {
                 (stay, SAME_AS_PARENT)
             } else {
                 (jump, best_above_level)
             };
-            buffers[parent_slot][level] += cost;
+            vectors.buffers[parent_slot][level] += cost;
             targets[level] = target;
             if stay <= best_above {
                 best_above = stay;
@@ -262,7 +239,7 @@ pub fn smooth(
             }
         }
         run_range[node] = (start, runs.len());
-        free.push(slot);
+        vectors.release(slot);
     }
 
     // Top-down: each node's level from its parent's (parents come first in index order).
@@ -291,7 +268,7 @@ pub fn smooth(
         cost,
         levels: k,
         quantized: candidates.quantized,
-        peak_cost_vectors: buffers.len(),
+        peak_cost_vectors: vectors.buffers.len(),
         back_pointer_runs: runs.len(),
     })
 }
@@ -326,7 +303,7 @@ fn check(
     if x.len() != n || weight.len() != n || penalty.len() != n {
         return Err(ProblemError::Lengths);
     }
-    if !(2..=usize::from(u16::MAX)).contains(&options.max_levels) {
+    if !MAX_LEVELS.contains(&options.max_levels) {
         return Err(ProblemError::MaxLevels);
     }
     for (node, &p) in parent.iter().enumerate() {
@@ -344,6 +321,46 @@ fn check(
         }
     }
     Ok(())
+}
+
+/// Cost vectors over the K levels, reused: a released vector is zeroed and handed out again,
+/// so the peak count, not the node count, decides the memory.
+struct CostVectors {
+    levels: usize,
+    buffers: Vec<Vec<f64>>,
+    free: Vec<usize>,
+}
+
+impl CostVectors {
+    fn new(levels: usize) -> CostVectors {
+        CostVectors {
+            levels,
+            buffers: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// The vector a node's `accumulator` entry names, taking a zeroed one first if it names
+    /// none.
+    fn slot_of(&mut self, accumulator: &mut u32) -> usize {
+        if *accumulator == NO_PARENT {
+            *accumulator = match self.free.pop() {
+                Some(slot) => {
+                    self.buffers[slot].fill(0.0);
+                    slot as u32
+                }
+                None => {
+                    self.buffers.push(vec![0.0; self.levels]);
+                    (self.buffers.len() - 1) as u32
+                }
+            };
+        }
+        *accumulator as usize
+    }
+
+    fn release(&mut self, slot: usize) {
+        self.free.push(slot);
+    }
 }
 
 /// The sorted candidate levels and each node's own level among them.

@@ -43,8 +43,14 @@ pub enum Penalty {
 }
 
 impl Penalty {
-    pub const NAMES: [&'static str; 4] = ["area", "nodes", "parent-area", "constant"];
+    pub const ALL: [Penalty; 4] = [
+        Penalty::Area,
+        Penalty::Nodes,
+        Penalty::ParentArea,
+        Penalty::Constant,
+    ];
 
+    /// The name `--penalty` takes.
     pub fn name(self) -> &'static str {
         match self {
             Penalty::Area => "area",
@@ -55,19 +61,22 @@ impl Penalty {
     }
 }
 
+impl std::fmt::Display for Penalty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl FromStr for Penalty {
     type Err = String;
     fn from_str(s: &str) -> Result<Penalty, String> {
-        match s {
-            "area" => Ok(Penalty::Area),
-            "nodes" => Ok(Penalty::Nodes),
-            "parent-area" => Ok(Penalty::ParentArea),
-            "constant" => Ok(Penalty::Constant),
-            _ => Err(format!(
-                "unknown penalty {s:?} (one of {})",
-                Penalty::NAMES.join(", ")
-            )),
-        }
+        Penalty::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Penalty::ALL.iter().map(|p| p.name()).collect();
+                format!("unknown penalty {s:?} (one of {})", names.join(", "))
+            })
     }
 }
 
@@ -103,8 +112,9 @@ pub struct Segmentation {
     /// The smoothed score of every DOM node: its own if smoothed, else its nearest smoothed
     /// ancestor's (nodes outside the root element take the root's).
     pub smoothed: Vec<f32>,
-    /// Whether a DOM node was smoothed (the root element and every element not hidden).
-    pub visible: Vec<bool>,
+    /// Whether a DOM node is a node of the smoothing problem (the root element and every
+    /// element not hidden).
+    pub smoothed_node: Vec<bool>,
     /// The sections: DOM nodes where the smoothed score is defined (ŷ ≠ ⊥), in document
     /// order. The first is the root element.
     pub sections: Vec<u32>,
@@ -118,7 +128,7 @@ pub struct Segmentation {
 impl Segmentation {
     /// Nodes smoothed (the size of the smoothing problem).
     pub fn smoothed_nodes(&self) -> usize {
-        self.visible.iter().filter(|&&v| v).count()
+        self.smoothed_node.iter().filter(|&&v| v).count()
     }
 
     /// Whether DOM node `i` starts a section.
@@ -137,61 +147,52 @@ pub fn segment(dom: &Dom, scores: &[Option<f32>], area: &[f32], params: &Params)
     let Some(root) = (0..n).find(|&i| dom.element(i).is_some()) else {
         return Segmentation {
             smoothed: vec![0.0; n],
-            visible: vec![false; n],
+            smoothed_node: vec![false; n],
             ..Segmentation::default()
         };
     };
     let root_end = dom.node(root).end as usize;
 
-    // Which elements are smoothed, and each node's nearest smoothed ancestor-or-self.
-    let mut visible = vec![false; n];
+    // One pass in document order decides which elements are smoothed, numbers them (parents
+    // before children, as the solver requires), links each to its smoothed parent, and folds
+    // every hidden element into its nearest smoothed ancestor (`owner`).
+    let mut smoothed_node = vec![false; n];
     let mut owner = vec![root as u32; n];
     let mut unseen = vec![false; n];
-    for i in root..root_end {
-        let parent = dom.parent(i).filter(|&p| p >= root);
-        let element = dom.element(i);
-        unseen[i] = element.is_some_and(|e| e.hides_content) || parent.is_some_and(|p| unseen[p]);
-        let smoothed = i == root
-            || (element.is_some()
-                && parent.is_some_and(|p| visible[p])
-                && area[i] >= params.hidden_area);
-        visible[i] = smoothed;
-        owner[i] = if smoothed {
-            i as u32
-        } else {
-            parent.map_or(root as u32, |p| owner[p])
-        };
-    }
-
-    // The smoothing problem over the smoothed elements, numbered in document order (so
-    // parents come first, as the solver requires).
     let mut compact = vec![NO_PARENT; n];
     let mut nodes: Vec<usize> = Vec::new();
+    let mut parent: Vec<u32> = Vec::new();
+    let mut weight: Vec<f32> = Vec::new();
+    let mut subtree_elements: Vec<u32> = Vec::new();
     for i in root..root_end {
-        if visible[i] {
+        let dom_parent = dom.parent(i).filter(|&p| p >= root);
+        let element = dom.element(i);
+        unseen[i] =
+            element.is_some_and(|e| e.hides_content) || dom_parent.is_some_and(|p| unseen[p]);
+        let smoothed = i == root
+            || (element.is_some()
+                && dom_parent.is_some_and(|p| smoothed_node[p])
+                && area[i] >= params.hidden_area);
+        smoothed_node[i] = smoothed;
+        if smoothed {
+            owner[i] = i as u32;
             compact[i] = nodes.len() as u32;
             nodes.push(i);
+            parent.push(dom_parent.map_or(NO_PARENT, |p| compact[owner[p] as usize]));
+            weight.push(1.0);
+            subtree_elements.push(0);
+        } else {
+            owner[i] = dom_parent.map_or(root as u32, |p| owner[p]);
         }
-    }
-    let m = nodes.len();
-    let mut weight = vec![1.0f32; m];
-    let mut subtree_elements = vec![0u32; m];
-    for i in root..root_end {
-        if dom.element(i).is_some() && !unseen[i] {
+        if element.is_some() && !unseen[i] {
             let o = compact[owner[i] as usize] as usize;
-            if !visible[i] {
+            if !smoothed {
                 weight[o] += 1.0;
             }
             subtree_elements[o] += 1;
         }
     }
-    let parent: Vec<u32> = nodes
-        .iter()
-        .map(|&i| match dom.parent(i) {
-            Some(p) if i != root => compact[owner[p] as usize],
-            _ => NO_PARENT,
-        })
-        .collect();
+    let m = nodes.len();
     for k in (1..m).rev() {
         subtree_elements[parent[k] as usize] += subtree_elements[k];
     }
@@ -235,7 +236,7 @@ pub fn segment(dom: &Dom, scores: &[Option<f32>], area: &[f32], params: &Params)
         .collect();
     Segmentation {
         smoothed,
-        visible,
+        smoothed_node,
         sections,
         cost: solved.cost,
         levels: solved.levels,
@@ -381,8 +382,10 @@ pub fn cleaned_text(dom: &Dom, smoothed: &[f32], threshold: f32) -> String {
                     out.push_str(word);
                     space_pending = true;
                 }
-                space_pending = text.ends_with(char::is_whitespace)
-                    || (space_pending && text.split_whitespace().next().is_none());
+                // White space at the end separates this text from the next; an empty text
+                // leaves pending what was pending.
+                space_pending =
+                    text.ends_with(char::is_whitespace) || (space_pending && text.is_empty());
             }
             _ => {}
         }
@@ -505,7 +508,11 @@ mod tests {
             ..Params::default()
         };
         let seg = segment(&dom, &scores, &area, &params(0.01));
-        assert!(seg.visible[ul] && !seg.visible[link] && !seg.visible[element(&dom, "li", 0)]);
+        assert!(
+            seg.smoothed_node[ul]
+                && !seg.smoothed_node[link]
+                && !seg.smoothed_node[element(&dom, "li", 0)]
+        );
         assert_eq!(seg.smoothed_nodes(), 4, "html, body, ul, p");
         assert_eq!(seg.smoothed[link], seg.smoothed[ul]);
         assert_eq!(seg.smoothed[ul], 0.2);
@@ -544,9 +551,10 @@ mod tests {
         let scores: Vec<Option<f32>> = (0..dom.len())
             .map(|i| dom.element(i).map(|_| 0.5))
             .collect();
-        for name in Penalty::NAMES {
-            let penalty: Penalty = name.parse().unwrap();
-            assert_eq!(penalty.name(), name);
+        for penalty in Penalty::ALL {
+            let name = penalty.name();
+            assert_eq!(name.parse::<Penalty>(), Ok(penalty));
+            assert_eq!(penalty.to_string(), name);
             let seg = segment(
                 &dom,
                 &scores,
