@@ -6,6 +6,7 @@ mod cluster;
 mod files;
 mod inspect;
 mod progress;
+mod run;
 mod score;
 mod site;
 mod synth;
@@ -69,6 +70,28 @@ enum Command {
         stencil score one.warc.gz --out scores\n  \
         stencil score crawl/ --out scores --model model-out/model.json -w 2")]
     Score(score::ScoreArgs),
+    /// The whole job: site-level templates, a classifier trained on their labels and broadcast,
+    /// then every page scored, smoothed into segments and cleaned. Writes the tables pages,
+    /// hosts, segments, site_templates, training and records, and OUT/run.json.
+    #[command(after_help = "Examples:\n  \
+        stencil run crawl/ --out out -w 2\n  \
+        stencil run CC-MAIN-*.warc.gz --out out --model model.json   (no training)\n  \
+        stencil run crawl/ --out out --memory-budget 2G --spill-dir /scratch/stencil\n  \
+        stencil run /shared/crawl --out /shared/out -w 8 -n 4 -p 0 --hostfile hosts.txt   (ranks 1-3 alike; see cluster/)")]
+    Run(run::RunArgs),
+    /// Nightly mode: clean new WARC files in one pass with the shipped model (or --model),
+    /// optionally with an earlier run's site templates; no statistics, no training. Writes
+    /// pages, hosts, segments, records and OUT/run.json.
+    #[command(after_help = "Examples:\n  \
+        stencil apply tonight/*.warc.gz --out cleaned\n  \
+        stencil apply tonight/ --out cleaned --model last-run/model.json --site-templates last-run -w 4")]
+    Apply(run::ApplyArgs),
+    /// Print the cleaned text of one HTML page (a file, or - for standard input): the visible
+    /// text outside templates, one line per block, with the shipped model.
+    #[command(after_help = "Examples:\n  \
+        stencil clean page.html\n  \
+        curl -s https://example.com/ | stencil clean -")]
+    Clean(run::clean::CleanArgs),
     /// Write a deterministic synthetic crawl (many hosts, each with its own template) as a
     /// Common-Crawl-style .warc.gz.
     #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
@@ -189,6 +212,9 @@ fn main() -> ExitCode {
         Command::Site(args) => site::run(&args),
         Command::Train(args) => train::run(&args),
         Command::Score(args) => score::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Apply(args) => run::apply(&args),
+        Command::Clean(args) => run::clean::run(&args),
         Command::Synth(args) => synth::run(&args),
         Command::Demo(args) => synth::demo(&args),
     };

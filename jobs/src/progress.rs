@@ -36,6 +36,11 @@ impl Reporter {
     pub fn counters(&self) -> &Counters {
         &self.counters
     }
+
+    /// The counters, for workers that outlive a borrow of the reporter.
+    pub fn counters_arc(&self) -> Arc<Counters> {
+        Arc::clone(&self.counters)
+    }
 }
 
 impl Drop for Reporter {

@@ -13,7 +13,7 @@ use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
 use stencil_operators::model::FitParams;
 use stencil_operators::site_level::Params;
 
-use crate::{inspect, site, train, DemoArgs, InspectArgs, SynthArgs};
+use crate::{run, site, train, DemoArgs, SynthArgs};
 
 /// Where the gold of a crawl written to `out` goes: `crawl.warc.gz` → `crawl.gold.jsonl`.
 pub fn gold_path(out: &Path) -> PathBuf {
@@ -98,19 +98,12 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
         crawl.display(),
         gold_path(&crawl).display()
     );
-    inspect::run(&InspectArgs {
-        paths: vec![crawl.clone()],
-        workers: 1,
-        json: false,
-        no_parse: false,
-        limits: crate::LimitArgs::defaults(),
-    })?;
-    let out = args.dir.join("site");
+    let out = args.dir.join("out");
     println!(
-        "\nsite-level templates, then the page-level classifier trained on their labels, \
-         broadcast and applied to every node (stencil train --score, 2 workers):"
+        "stencil run on 2 workers: site-level templates, a classifier trained on their labels \
+         and broadcast, every page scored, smoothed and cleaned:"
     );
-    let code = train::run(&train::TrainArgs {
+    let code = run::run(&run::RunArgs {
         site: site::SiteArgs {
             paths: vec![crawl],
             out: out.clone(),
@@ -127,16 +120,99 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             },
             limits: crate::LimitArgs::defaults(),
         },
-        sample_cap: 20_000,
-        l2: FitParams::default().l2,
-        folds: FitParams::default().folds,
-        score: true,
-        smoothing: crate::score::SmoothingArgs::defaults(),
+        model: None,
+        min_training_hosts: run::MIN_TRAINING_HOSTS,
+        fit: train::FitArgs {
+            sample_cap: 20_000,
+            l2: FitParams::default().l2,
+            folds: FitParams::default().folds,
+        },
+        page: run::PageArgs {
+            smoothing: crate::score::SmoothingArgs::defaults(),
+            site_prior: run::DEFAULT_SITE_PRIOR,
+        },
+        memory_budget: 1 << 30,
+        spill_dir: None,
     })?;
+    print_findings(&out)?;
     println!(
-        "tables: {}/{{site_templates,hosts,training,node_scores}}/part-*.parquet and {}/model.json",
+        "\ntables: {}/{{pages,hosts,segments,site_templates,training,records}}/part-*.parquet, \
+         {}/run.json and {}/model.json",
+        out.display(),
         out.display(),
         out.display()
     );
     Ok(code)
+}
+
+/// What the demo found, read back from its tables: templated shares per host and one page's
+/// cleaned text.
+fn print_findings(out: &Path) -> Result<(), String> {
+    use arrow_array::{Array, Float64Array, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let read = |table: &str| -> Result<Vec<arrow_array::RecordBatch>, String> {
+        let mut batches = Vec::new();
+        let dir = out.join(table);
+        let mut parts: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        parts.sort();
+        for part in parts {
+            let file = File::open(&part).map_err(|e| format!("{}: {e}", part.display()))?;
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .and_then(|b| b.build())
+                .map_err(|e| format!("{}: {e}", part.display()))?;
+            for batch in reader {
+                batches.push(batch.map_err(|e| e.to_string())?);
+            }
+        }
+        Ok(batches)
+    };
+    let mut hosts: Vec<(String, f64, f64)> = Vec::new();
+    for batch in read("hosts")? {
+        let names = batch
+            .column_by_name("host")
+            .and_then(|c| c.as_any().downcast_ref::<StringArray>().cloned());
+        let page = batch
+            .column_by_name("mean_template_text_fraction")
+            .and_then(|c| c.as_any().downcast_ref::<Float64Array>().cloned());
+        let site = batch
+            .column_by_name("mean_site_template_text_fraction")
+            .and_then(|c| c.as_any().downcast_ref::<Float64Array>().cloned());
+        if let (Some(names), Some(page), Some(site)) = (names, page, site) {
+            for row in 0..batch.num_rows() {
+                hosts.push((
+                    names.value(row).to_string(),
+                    page.value(row),
+                    site.value(row),
+                ));
+            }
+        }
+    }
+    hosts.sort_by(|a, b| a.0.cmp(&b.0));
+    println!("\ntemplated share of visible text, mean over each host's pages (first 5 hosts):");
+    println!("  {:<22} {:>10} {:>10}", "host", "page-level", "site-level");
+    for (host, page, site) in hosts.iter().take(5) {
+        println!("  {host:<22} {:>9.1}% {:>9.1}%", page * 100.0, site * 100.0);
+    }
+    for batch in read("pages")?.iter().take(1) {
+        let urls = batch
+            .column_by_name("url")
+            .and_then(|c| c.as_any().downcast_ref::<StringArray>().cloned());
+        let texts = batch
+            .column_by_name("cleaned_text")
+            .and_then(|c| c.as_any().downcast_ref::<StringArray>().cloned());
+        if let (Some(urls), Some(texts)) = (urls, texts) {
+            if texts.len() > 0 {
+                println!("\ncleaned text of {} (first lines):", urls.value(0));
+                for line in texts.value(0).lines().take(6) {
+                    let cut: String = line.chars().take(100).collect();
+                    println!("  {cut}{}", if cut.len() < line.len() { "…" } else { "" });
+                }
+            }
+        }
+    }
+    Ok(())
 }

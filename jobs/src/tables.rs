@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{
-    ArrayRef, BooleanArray, Float32Array, Float64Array, RecordBatch, StringArray, UInt32Array,
-    UInt64Array, UInt8Array,
+    ArrayRef, BooleanArray, Float32Array, Float64Array, RecordBatch, StringArray, UInt16Array,
+    UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
@@ -84,6 +84,35 @@ pub fn write_part<R>(
     part.finish()
 }
 
+/// Writes a worker's `site_templates` part (unless `templates` is `None`) and `hosts` part.
+pub fn write_host_tables(
+    dir: &Path,
+    worker: usize,
+    templates: Option<&[TemplateRow]>,
+    hosts: &[HostRow],
+) -> Result<(), String> {
+    if let Some(templates) = templates {
+        let schema = stencil_schemas::site_templates();
+        write_part(
+            dir,
+            "site_templates",
+            worker,
+            schema,
+            templates,
+            templates_batch,
+        )?;
+    }
+    write_part(
+        dir,
+        "hosts",
+        worker,
+        stencil_schemas::hosts(),
+        hosts,
+        hosts_batch,
+    )?;
+    Ok(())
+}
+
 fn batch(schema: &SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, String> {
     RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())
 }
@@ -148,13 +177,15 @@ pub struct HostRow {
     pub host: String,
     pub pages: u64,
     pub pages_sampled: u32,
-    pub labelled: bool,
+    pub site_level: bool,
     pub reason: Option<String>,
     pub min_count: u32,
     pub template_hashes: u64,
     pub pages_with_text: u64,
     pub mean_templated_fraction: Option<f64>,
     pub median_templated_fraction: Option<f64>,
+    /// Means of the `pages` fractions, in `stencil_schemas::PAGE_FRACTIONS` order.
+    pub mean_fractions: [Option<f64>; 7],
 }
 
 pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, String> {
@@ -164,9 +195,7 @@ pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, 
             strings(rows, |r| &r.host),
             u64s(rows, |r| r.pages),
             u32s(rows, |r| r.pages_sampled),
-            Arc::new(BooleanArray::from_iter(
-                rows.iter().map(|r| Some(r.labelled)),
-            )),
+            bools(rows, |r| r.site_level),
             Arc::new(StringArray::from_iter(
                 rows.iter().map(|r| r.reason.as_deref()),
             )),
@@ -179,8 +208,118 @@ pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, 
             Arc::new(Float64Array::from_iter(
                 rows.iter().map(|r| r.median_templated_fraction),
             )),
+        ]
+        .into_iter()
+        .chain((0..7).map(|k| optional_f64s(rows, |r| r.mean_fractions[k])))
+        .collect(),
+    )
+}
+
+fn optional_f64s<R>(rows: &[R], get: impl Fn(&R) -> Option<f64>) -> ArrayRef {
+    Arc::new(Float64Array::from_iter(rows.iter().map(get)))
+}
+
+fn optional_strings<R>(rows: &[R], get: impl Fn(&R) -> Option<&str>) -> ArrayRef {
+    Arc::new(StringArray::from_iter(rows.iter().map(get)))
+}
+
+fn optional_u16s<R>(rows: &[R], get: impl Fn(&R) -> Option<u16>) -> ArrayRef {
+    Arc::new(UInt16Array::from_iter(rows.iter().map(get)))
+}
+
+/// A row of `records`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordRow {
+    pub warc_file: Arc<str>,
+    pub entry: stencil_operators::inventory::RecordEntry,
+}
+
+pub fn records_batch(schema: &SchemaRef, rows: &[RecordRow]) -> Result<RecordBatch, String> {
+    batch(
+        schema,
+        vec![
+            strings(rows, |r| &r.warc_file),
+            u64s(rows, |r| r.entry.offset),
+            u64s(rows, |r| r.entry.offset_in_member),
+            optional_strings(rows, |r| r.entry.record_type.as_deref()),
+            optional_strings(rows, |r| r.entry.target_uri.as_deref()),
+            optional_strings(rows, |r| r.entry.record_id.as_deref()),
+            optional_u16s(rows, |r| r.entry.http_status),
+            optional_strings(rows, |r| r.entry.mime_type.as_deref()),
+            strings(rows, |r| r.entry.outcome),
+            optional_strings(rows, |r| r.entry.reason),
+            optional_strings(rows, |r| r.entry.detail.as_deref()),
         ],
     )
+}
+
+/// A row of `pages`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageRow {
+    pub url: String,
+    pub host: String,
+    pub warc_file: Arc<str>,
+    pub warc_offset: u64,
+    pub record_id: Option<String>,
+    pub fetch_date: Option<String>,
+    pub http_status: Option<u16>,
+    pub charset: String,
+    pub truncated: Option<String>,
+    pub html_bytes: u64,
+    pub dom_nodes: u32,
+    pub text_chars: u32,
+    pub words: u32,
+    pub links: u32,
+    pub title: Option<String>,
+    pub segments: u32,
+    /// In `stencil_schemas::PAGE_FRACTIONS` order.
+    pub fractions: [Option<f64>; 7],
+    pub cleaned_text: String,
+}
+
+pub fn pages_batch(schema: &SchemaRef, rows: &[PageRow]) -> Result<RecordBatch, String> {
+    let mut columns = vec![
+        strings(rows, |r| &r.url),
+        strings(rows, |r| &r.host),
+        strings(rows, |r| &r.warc_file),
+        u64s(rows, |r| r.warc_offset),
+        optional_strings(rows, |r| r.record_id.as_deref()),
+        optional_strings(rows, |r| r.fetch_date.as_deref()),
+        optional_u16s(rows, |r| r.http_status),
+        strings(rows, |r| &r.charset),
+        optional_strings(rows, |r| r.truncated.as_deref()),
+        u64s(rows, |r| r.html_bytes),
+        u32s(rows, |r| r.dom_nodes),
+        u32s(rows, |r| r.text_chars),
+        u32s(rows, |r| r.words),
+        u32s(rows, |r| r.links),
+        optional_strings(rows, |r| r.title.as_deref()),
+        u32s(rows, |r| r.segments),
+    ];
+    columns.extend((0..7).map(|k| optional_f64s(rows, |r| r.fractions[k])));
+    columns.push(strings(rows, |r| &r.cleaned_text));
+    batch(schema, columns)
+}
+
+/// A row of `segments`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SegmentRow {
+    pub id: NodeId,
+    pub score: Option<f32>,
+    pub smoothed: f32,
+    pub text_chars: u32,
+    pub template: bool,
+}
+
+pub fn segments_batch(schema: &SchemaRef, rows: &[SegmentRow]) -> Result<RecordBatch, String> {
+    let mut columns = node_columns(rows, |r| &r.id);
+    columns.extend([
+        Arc::new(Float32Array::from_iter(rows.iter().map(|r| r.score))) as ArrayRef,
+        f32s(rows, |r| r.smoothed),
+        u32s(rows, |r| r.text_chars),
+        bools(rows, |r| r.template),
+    ]);
+    batch(schema, columns)
 }
 
 /// The classifier's view of a node: size proxy, bucket and feature row.
@@ -372,6 +511,36 @@ impl StreamingPart<NodeScoreRow> {
             worker,
             stencil_schemas::node_scores(),
             node_scores_batch,
+        )
+    }
+}
+
+impl StreamingPart<RecordRow> {
+    pub fn records(dir: &Path, worker: usize) -> Result<Self, String> {
+        Self::create(
+            dir,
+            "records",
+            worker,
+            stencil_schemas::records(),
+            records_batch,
+        )
+    }
+}
+
+impl StreamingPart<PageRow> {
+    pub fn pages(dir: &Path, worker: usize) -> Result<Self, String> {
+        Self::create(dir, "pages", worker, stencil_schemas::pages(), pages_batch)
+    }
+}
+
+impl StreamingPart<SegmentRow> {
+    pub fn segments(dir: &Path, worker: usize) -> Result<Self, String> {
+        Self::create(
+            dir,
+            "segments",
+            worker,
+            stencil_schemas::segments(),
+            segments_batch,
         )
     }
 }

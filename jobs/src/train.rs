@@ -23,6 +23,19 @@ use crate::site::SiteArgs;
 pub struct TrainArgs {
     #[command(flatten)]
     pub site: SiteArgs,
+    #[command(flatten)]
+    pub fit: FitArgs,
+    /// After training, score every element of every page with the broadcast model and write
+    /// OUT/node_scores (a third pass over the input).
+    #[arg(long)]
+    pub score: bool,
+    #[command(flatten)]
+    pub smoothing: crate::score::SmoothingArgs,
+}
+
+/// How the classifier is fitted (`train` and `run`).
+#[derive(Args, Clone, Debug)]
+pub struct FitArgs {
     /// At most this many labelled nodes per (size bucket, label) stratum are fitted on.
     #[arg(long, default_value_t = 20_000)]
     pub sample_cap: usize,
@@ -32,12 +45,49 @@ pub struct TrainArgs {
     /// Host-disjoint cross-validation folds for the figures in model.json.
     #[arg(long, default_value_t = FitParams::default().folds)]
     pub folds: u32,
-    /// After training, score every element of every page with the broadcast model and write
-    /// OUT/node_scores (a third pass over the input).
-    #[arg(long)]
-    pub score: bool,
-    #[command(flatten)]
-    pub smoothing: crate::score::SmoothingArgs,
+}
+
+impl FitArgs {
+    /// The training settings these flags describe (`score`, `smoothing` and `min_hosts` are
+    /// the caller's), or what is wrong with them.
+    pub fn settings(
+        &self,
+        site: &SiteArgs,
+        smoothing: crate::score::Smoothing,
+    ) -> Result<TrainSettings, String> {
+        if self.sample_cap == 0 {
+            return Err("--sample-cap must be at least 1".to_string());
+        }
+        if !(self.l2 >= 0.0 && self.l2.is_finite()) {
+            return Err(format!(
+                "--l2 must be a non-negative number, not {}",
+                self.l2
+            ));
+        }
+        if self.folds < 2 {
+            return Err("--folds must be at least 2".to_string());
+        }
+        Ok(TrainSettings {
+            sample_cap: self.sample_cap,
+            fit: FitParams {
+                l2: self.l2,
+                folds: self.folds,
+            },
+            score: false,
+            min_hosts: 0,
+            smoothing,
+            // The job adds "inputs" once it has listed the files.
+            facts: serde_json::json!({
+                "labels": site.labels.scheme().as_str(),
+                "theta": site.theta,
+                "min_host_pages": site.min_host_pages,
+                "host_sample": site.host_sample,
+                "sample_cap": self.sample_cap,
+                "l2": self.l2,
+                "stencil": env!("CARGO_PKG_VERSION"),
+            }),
+        })
+    }
 }
 
 /// What the training stage needs besides the site job's settings.
@@ -46,6 +96,9 @@ pub struct TrainSettings {
     pub sample_cap: usize,
     pub fit: FitParams,
     pub score: bool,
+    /// Below this many hosts with labelled nodes (or with one label only), the shipped model
+    /// is used instead of fitting one (`stencil run`); 0 makes that an error (`stencil train`).
+    pub min_hosts: usize,
     /// How `score` smooths.
     pub smoothing: crate::score::Smoothing,
     /// Facts recorded in model.json's `training` field.
@@ -53,47 +106,26 @@ pub struct TrainSettings {
 }
 
 pub fn run(args: &TrainArgs) -> Result<std::process::ExitCode, String> {
-    if args.sample_cap == 0 {
-        return Err("--sample-cap must be at least 1".to_string());
-    }
-    if !(args.l2 >= 0.0 && args.l2.is_finite()) {
-        return Err(format!(
-            "--l2 must be a non-negative number, not {}",
-            args.l2
-        ));
-    }
-    if args.folds < 2 {
-        return Err("--folds must be at least 2".to_string());
-    }
-    let settings = TrainSettings {
-        sample_cap: args.sample_cap,
-        fit: FitParams {
-            l2: args.l2,
-            folds: args.folds,
-        },
-        score: args.score,
-        smoothing: args.smoothing.smoothing()?,
-        // The site job adds "inputs" once it has listed the files.
-        facts: serde_json::json!({
-            "labels": args.site.labels.scheme().as_str(),
-            "theta": args.site.theta,
-            "min_host_pages": args.site.min_host_pages,
-            "host_sample": args.site.host_sample,
-            "sample_cap": args.sample_cap,
-            "l2": args.l2,
-            "stencil": env!("CARGO_PKG_VERSION"),
-        }),
-    };
+    let mut settings = args.fit.settings(&args.site, args.smoothing.smoothing()?)?;
+    settings.score = args.score;
     crate::site::run_with(&args.site, Some(settings))
 }
 
-/// Gathers every worker's sample on worker 0, which validates and fits the model; the model is
-/// then broadcast, so every worker returns the same one (or the same error).
+/// The model every worker ends up with, and why it is not a fitted one when it is not.
+pub struct Trained {
+    pub model: Model,
+    /// Set when the crawl could not train a sound model and the shipped one is used.
+    pub fallback: Option<String>,
+}
+
+/// Gathers every worker's sample on worker 0, which validates and fits the model (or, with
+/// `min_hosts`, falls back to the shipped one); the model is then broadcast, so every worker
+/// returns the same one (or the same error).
 pub fn fit_and_broadcast(
     worker: &mut Worker,
     local: StratifiedSample,
     settings: &TrainSettings,
-) -> Result<Model, String> {
+) -> Result<Trained, String> {
     let gathered: Rc<RefCell<Vec<model::Example>>> = Rc::default();
     let sink = gathered.clone();
     let (mut examples_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
@@ -114,11 +146,17 @@ pub fn fit_and_broadcast(
 
     let fitted = (worker.index() == 0).then(|| {
         let start = std::time::Instant::now();
-        let mut sample = StratifiedSample::new(settings.sample_cap);
-        for example in gathered.take() {
-            sample.offer(example);
-        }
-        let fitted = fit_sample(sample, settings).map(|model| model.to_json());
+        let examples = gathered.take();
+        let fitted = match too_few_to_train(&examples, settings.min_hosts) {
+            Some(reason) => Ok((Model::default_model().to_json(), Some(reason))),
+            None => {
+                let mut sample = StratifiedSample::new(settings.sample_cap);
+                for example in examples {
+                    sample.offer(example);
+                }
+                fit_sample(sample, settings).map(|model| (model.to_json(), None))
+            }
+        };
         tracing::info!(
             seconds = start.elapsed().as_secs_f64(),
             "validated and fitted on worker 0"
@@ -126,10 +164,11 @@ pub fn fit_and_broadcast(
         fitted
     });
 
-    let received: Rc<RefCell<Vec<Result<String, String>>>> = Rc::default();
+    type Fitted = Result<(String, Option<String>), String>;
+    let received: Rc<RefCell<Vec<Fitted>>> = Rc::default();
     let sink = received.clone();
     let (mut model_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
-        let (input, models) = scope.new_input::<Result<String, String>>();
+        let (input, models) = scope.new_input::<Result<(String, Option<String>), String>>();
         let probe = models
             .broadcast()
             .inspect(move |model| sink.borrow_mut().push(model.clone()))
@@ -143,11 +182,38 @@ pub fn fit_and_broadcast(
     model_in.advance_to(1);
     drop(model_in);
     worker.step_while(|| probe.less_than(&1));
-    let json = received
+    let (json, fallback) = received
         .take()
         .pop()
         .ok_or("no model reached this worker")??;
-    Model::from_json(&json)
+    Ok(Trained {
+        model: Model::from_json(&json)?,
+        fallback,
+    })
+}
+
+/// Why the gathered examples cannot train a sound model, when `min_hosts` asks for the check:
+/// too few distinct hosts (a model fitted on a handful of sites learns their templates, not
+/// templates), or a single label.
+fn too_few_to_train(examples: &[model::Example], min_hosts: usize) -> Option<String> {
+    if min_hosts == 0 {
+        return None;
+    }
+    let hosts: std::collections::BTreeSet<u64> = examples.iter().map(|e| e.host).collect();
+    let templates = examples.iter().filter(|e| e.template).count();
+    if hosts.len() < min_hosts {
+        Some(format!(
+            "{} hosts with site-level labels, fewer than --min-training-hosts {min_hosts}",
+            hosts.len()
+        ))
+    } else if templates == 0 || templates == examples.len() {
+        Some(format!(
+            "{} labelled nodes, {templates} of them templates: one label only",
+            examples.len()
+        ))
+    } else {
+        None
+    }
 }
 
 fn fit_sample(sample: StratifiedSample, settings: &TrainSettings) -> Result<Model, String> {

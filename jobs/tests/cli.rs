@@ -75,19 +75,29 @@ fn a_missing_file_fails_and_says_which() {
 }
 
 #[test]
-fn demo_generates_a_crawl_inspects_it_and_finds_its_templates() {
+fn demo_generates_a_crawl_runs_the_whole_job_and_reports_what_it_found() {
     let dir = std::env::temp_dir().join(format!("stencil-demo-{}", std::process::id()));
     let stdout = run_ok(&["demo", "--dir"], &dir);
     let text = String::from_utf8_lossy(&stdout);
     assert!(text.contains("generated 600 pages of 20 hosts"), "{text}");
-    assert!(text.contains("pages            600"), "{text}");
-    assert!(dir.join("site").join("model.json").is_file());
-    for table in ["site_templates", "hosts", "training", "node_scores"] {
+    assert!(text.contains("site000.example"), "{text}");
+    assert!(text.contains("cleaned text of https://"), "{text}");
+    let out = dir.join("out");
+    assert!(
+        out.join("model.json").is_file(),
+        "20 hosts are enough to train"
+    );
+    assert!(out.join("run.json").is_file());
+    for table in [
+        "pages",
+        "hosts",
+        "segments",
+        "site_templates",
+        "training",
+        "records",
+    ] {
         for part in ["part-00000.parquet", "part-00001.parquet"] {
-            assert!(
-                dir.join("site").join(table).join(part).is_file(),
-                "{table}/{part}"
-            );
+            assert!(out.join(table).join(part).is_file(), "{table}/{part}");
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -193,13 +193,69 @@ pub fn inspect_file(
     Ok(inventory)
 }
 
+/// What became of one record, or of one unreadable stretch of input: a row of the `records`
+/// table, so a job's output can account for everything it read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordEntry {
+    /// Where the record (or the stretch) starts: the gzip member's offset in the file, and the
+    /// offset inside the decompressed member.
+    pub offset: u64,
+    pub offset_in_member: u64,
+    /// `WARC-Type`; `None` for a stretch whose header could not be read.
+    pub record_type: Option<String>,
+    pub target_uri: Option<String>,
+    pub record_id: Option<String>,
+    pub http_status: Option<u16>,
+    pub mime_type: Option<String>,
+    /// `page`, `skipped` or `error`.
+    pub outcome: &'static str,
+    /// The skip reason or error kind; `None` for pages.
+    pub reason: Option<&'static str>,
+    pub detail: Option<String>,
+}
+
+/// Reads one WARC file and hands `visit` every record's [`RecordEntry`], in file order, with
+/// the page and its DOM when the record is an HTML page. Every record and unreadable stretch
+/// is also counted in `inventory`, so the entries and the counts agree by construction.
+pub fn for_each_record(
+    path: &std::path::Path,
+    limits: &crate::warc::Limits,
+    inventory: &mut Inventory,
+    mut visit: impl FnMut(RecordEntry, Option<(Box<Page>, Dom)>),
+    progress: impl FnMut(Progress),
+) -> std::io::Result<()> {
+    read_records(path, limits, inventory, true, progress, |entry, page| {
+        visit(
+            entry,
+            page.and_then(|(page, dom)| dom.map(|dom| (page, dom))),
+        )
+    })
+}
+
 /// The read loop; pages are parsed only when there is a `visit`.
 fn read_accounted(
     path: &std::path::Path,
     limits: &crate::warc::Limits,
     inventory: &mut Inventory,
     mut visit: Option<impl FnMut(&Page, &Dom)>,
+    progress: impl FnMut(Progress),
+) -> std::io::Result<()> {
+    let parse = visit.is_some();
+    read_records(path, limits, inventory, parse, progress, |_, page| {
+        if let (Some(visit), Some((page, Some(dom)))) = (visit.as_mut(), page) {
+            visit(&page, &dom);
+        }
+    })
+}
+
+/// The one read loop: frames, classifies, counts and (with `parse`) parses every record.
+fn read_records(
+    path: &std::path::Path,
+    limits: &crate::warc::Limits,
+    inventory: &mut Inventory,
+    parse: bool,
     mut progress: impl FnMut(Progress),
+    mut on_record: impl FnMut(RecordEntry, Option<(Box<Page>, Option<Dom>)>),
 ) -> std::io::Result<()> {
     use crate::warc::ReadItem;
     let mut done = Progress::default();
@@ -208,21 +264,68 @@ fn read_accounted(
             ReadItem::Record(record) => {
                 done.offset = record.head.position.offset;
                 inventory.add_record(&record);
+                let head = &record.head;
+                let mut entry = RecordEntry {
+                    offset: head.position.offset,
+                    offset_in_member: head.position.offset_in_member,
+                    record_type: Some(head.record_type.to_string()),
+                    target_uri: head.target_uri.clone(),
+                    record_id: head.record_id.clone(),
+                    http_status: None,
+                    mime_type: None,
+                    outcome: "page",
+                    reason: None,
+                    detail: None,
+                };
                 let (envelope, outcome) = crate::page::to_page(record, limits);
                 inventory.add_outcome(&envelope, &outcome);
-                if let Outcome::Page(page) = &outcome {
-                    done.pages += 1;
-                    done.html_bytes += page.body_bytes as u64;
-                    if let Some(visit) = visit.as_mut() {
-                        let dom = crate::dom::parse(&page.html, limits.max_dom_depth);
-                        inventory.add_dom(page, &dom);
-                        visit(page, &dom);
+                entry.http_status = envelope.http_status;
+                entry.mime_type = envelope.mime_type;
+                let page = match outcome {
+                    Outcome::Page(page) => {
+                        done.pages += 1;
+                        done.html_bytes += page.body_bytes as u64;
+                        let dom = parse.then(|| {
+                            let dom = crate::dom::parse(&page.html, limits.max_dom_depth);
+                            inventory.add_dom(&page, &dom);
+                            dom
+                        });
+                        Some((page, dom))
                     }
-                }
+                    Outcome::Skipped { reason, detail } => {
+                        entry.outcome = "skipped";
+                        entry.reason = Some(reason.as_str());
+                        entry.detail = Some(detail);
+                        None
+                    }
+                    Outcome::Error { kind, detail } => {
+                        entry.outcome = "error";
+                        entry.reason = Some(kind.as_str());
+                        entry.detail = Some(detail);
+                        None
+                    }
+                };
+                on_record(entry, page);
             }
             ReadItem::Error(error) => {
                 done.offset = error.position.offset;
                 inventory.add_read_error(&error);
+                let head = error.head.as_deref();
+                on_record(
+                    RecordEntry {
+                        offset: error.position.offset,
+                        offset_in_member: error.position.offset_in_member,
+                        record_type: head.map(|h| h.record_type.to_string()),
+                        target_uri: head.and_then(|h| h.target_uri.clone()),
+                        record_id: head.and_then(|h| h.record_id.clone()),
+                        http_status: None,
+                        mime_type: None,
+                        outcome: "error",
+                        reason: Some(error.kind.as_str()),
+                        detail: Some(error.detail),
+                    },
+                    None,
+                );
             }
         }
         progress(done);

@@ -11,6 +11,7 @@
 pub mod charset;
 pub mod dom;
 pub mod features;
+pub mod fractions;
 pub mod http;
 pub mod inventory;
 pub mod isotonic;

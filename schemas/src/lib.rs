@@ -42,21 +42,87 @@ pub fn site_templates() -> SchemaRef {
     ]))
 }
 
-/// `hosts`: one row per host seen in the input, labelled or not (`labelled` false and
-/// `reason` set when the host had too few pages).
+/// `hosts`: one row per host seen in the input, with site-level statistics or not
+/// (`site_level` false and `reason` set when the host had too few pages). The `mean_*`
+/// columns average the `pages` table's fractions over the host's pages that have the measure;
+/// they are null where no page has it, and always null in `stencil site`, which scores nothing.
 pub fn hosts() -> SchemaRef {
-    Arc::new(Schema::new(vec![
+    let mut fields = vec![
         Field::new("host", DataType::Utf8, false),
         Field::new("pages", DataType::UInt64, false),
         Field::new("pages_sampled", DataType::UInt32, false),
-        Field::new("labelled", DataType::Boolean, false),
+        Field::new("site_level", DataType::Boolean, false),
         Field::new("reason", DataType::Utf8, true),
         Field::new("min_count", DataType::UInt32, false),
         Field::new("template_hashes", DataType::UInt64, false),
         Field::new("pages_with_text", DataType::UInt64, false),
         Field::new("mean_templated_fraction", DataType::Float64, true),
         Field::new("median_templated_fraction", DataType::Float64, true),
-    ]))
+    ];
+    fields.extend(
+        PAGE_FRACTIONS
+            .iter()
+            .map(|name| Field::new(format!("mean_{name}"), DataType::Float64, true)),
+    );
+    Arc::new(Schema::new(fields))
+}
+
+/// The per-page template fractions of `pages`, in column order: page-level (smoothed
+/// segmentation, τ) first, then site-level (SiteLevel(θ) templates, null where the host had
+/// too few pages). `hosts` has the mean of each.
+pub const PAGE_FRACTIONS: [&str; 7] = [
+    "template_text_fraction",
+    "template_anchor_text_fraction",
+    "template_link_fraction",
+    "template_html_fraction",
+    "site_template_text_fraction",
+    "site_template_link_fraction",
+    "site_template_html_fraction",
+];
+
+/// `pages`: one row per parsed HTML page: where it came from, its size, its template fractions
+/// and its cleaned text (visible text outside templates, one line per block).
+pub fn pages() -> SchemaRef {
+    let mut fields = vec![
+        Field::new("url", DataType::Utf8, false),
+        Field::new("host", DataType::Utf8, false),
+        Field::new("warc_file", DataType::Utf8, false),
+        Field::new("warc_offset", DataType::UInt64, false),
+        Field::new("record_id", DataType::Utf8, true),
+        Field::new("fetch_date", DataType::Utf8, true),
+        Field::new("http_status", DataType::UInt16, true),
+        Field::new("charset", DataType::Utf8, false),
+        Field::new("truncated", DataType::Utf8, true),
+        Field::new("html_bytes", DataType::UInt64, false),
+        Field::new("dom_nodes", DataType::UInt32, false),
+        Field::new("text_chars", DataType::UInt32, false),
+        Field::new("words", DataType::UInt32, false),
+        Field::new("links", DataType::UInt32, false),
+        Field::new("title", DataType::Utf8, true),
+        Field::new("segments", DataType::UInt32, false),
+    ];
+    fields.extend(
+        PAGE_FRACTIONS
+            .iter()
+            .map(|name| Field::new(*name, DataType::Float64, true)),
+    );
+    fields.push(Field::new("cleaned_text", DataType::Utf8, false));
+    Arc::new(Schema::new(fields))
+}
+
+/// `segments`: one row per section of the smoothed segmentation of every page (a node where
+/// ŷ is defined, seed 000 §4): its classifier score (null for the root, which is a section by
+/// construction but may not be scored), smoothed score, visible characters and whether
+/// smoothed ≥ τ.
+pub fn segments() -> SchemaRef {
+    let mut fields = node_fields();
+    fields.extend([
+        Field::new("score", DataType::Float32, true),
+        Field::new("smoothed", DataType::Float32, false),
+        Field::new("text_chars", DataType::UInt32, false),
+        Field::new("template", DataType::Boolean, false),
+    ]);
+    Arc::new(Schema::new(fields))
 }
 
 /// `training`: one row per labelled DOM node, with the node aggregates of
@@ -140,6 +206,8 @@ mod tests {
             super::hosts(),
             super::training(),
             super::node_scores(),
+            super::pages(),
+            super::segments(),
         ] {
             let mut names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
             let all = names.len();

@@ -183,6 +183,9 @@ pub enum HostFact {
     },
     /// Visible characters inside templates and in all, of one page.
     Page { templated: u64, total: u64 },
+    /// The template fractions of one page (`stencil run`), as f64 bits, in
+    /// `stencil_schemas::PAGE_FRACTIONS` order.
+    Fractions([Option<u64>; 7]),
 }
 
 /// What one worker found in the second pass.
@@ -269,6 +272,9 @@ pub struct EncodedHostRow {
     pages_with_text: u64,
     mean_bits: Option<u64>,
     median_bits: Option<u64>,
+    /// Pages with a `Fractions` fact, and the mean of each fraction (bits).
+    scored_pages: u64,
+    mean_fraction_bits: [Option<u64>; 7],
 }
 
 impl EncodedHostRow {
@@ -280,32 +286,58 @@ impl EncodedHostRow {
                 labelled,
                 min_count,
                 template_hashes,
-            }) => (pages, pages_sampled, labelled, min_count, template_hashes),
-            _ => (0, 0, false, 0, 0),
+            }) => (
+                // `stencil apply` with site templates: they come without page counts.
+                if pages == 0 { self.scored_pages } else { pages },
+                pages_sampled,
+                labelled,
+                min_count,
+                template_hashes,
+            ),
+            // `stencil apply` without site templates: no statistics, only the scored pages.
+            _ => (self.scored_pages, 0, false, 0, 0),
         };
         HostRow {
             host: self.host.clone(),
             pages,
             pages_sampled,
-            labelled,
-            reason: (!labelled).then(|| "too_few_pages".to_string()),
+            site_level: labelled,
+            reason: match (&self.model, labelled) {
+                (_, true) => None,
+                (Some(_), false) => Some("too_few_pages".to_string()),
+                (None, false) => Some("no_site_statistics".to_string()),
+            },
             min_count,
             template_hashes,
             pages_with_text: self.pages_with_text,
             mean_templated_fraction: self.mean_bits.map(f64::from_bits),
             median_templated_fraction: self.median_bits.map(f64::from_bits),
+            mean_fractions: self.mean_fraction_bits.map(|bits| bits.map(f64::from_bits)),
         }
     }
 }
 
-/// Mean and median templated-text fraction of a host's pages. The facts arrive sorted, so the
-/// sums run in the same order whatever the number of workers: the floats agree to the bit.
+/// Mean and median templated-text fraction of a host's pages, and the means of its pages'
+/// fractions. The facts arrive sorted, so the sums run in the same order whatever the number of workers: the floats agree to the bit.
 fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
     let mut model = None;
     let mut fractions: Vec<f64> = Vec::new();
+    let mut scored_pages = 0u64;
+    let mut sums = [(0.0f64, 0u64); 7];
     for (fact, multiplicity) in facts {
         match fact {
             HostFact::Model { .. } => model = Some((*fact).clone()),
+            HostFact::Fractions(bits) => {
+                for _ in 0..*multiplicity {
+                    scored_pages += 1;
+                    for (sum, bits) in sums.iter_mut().zip(bits) {
+                        if let Some(bits) = bits {
+                            sum.0 += f64::from_bits(*bits);
+                            sum.1 += 1;
+                        }
+                    }
+                }
+            }
             HostFact::Page { templated, total } => {
                 let fraction = *templated as f64 / (*total).max(1) as f64;
                 for _ in 0..*multiplicity {
@@ -330,5 +362,7 @@ fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
         pages_with_text: n as u64,
         mean_bits: mean.map(f64::to_bits),
         median_bits: median.map(f64::to_bits),
+        scored_pages,
+        mean_fraction_bits: sums.map(|(sum, n)| (n > 0).then(|| (sum / n as f64).to_bits())),
     }
 }

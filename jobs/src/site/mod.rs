@@ -13,7 +13,7 @@
 //! Parsing twice costs a second parse (the dominant cost) but keeps memory bounded by the
 //! samples rather than the input: holding every page's DOM between the passes would not be.
 
-mod dataflow;
+pub mod dataflow;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -32,7 +32,7 @@ use stencil_operators::site_level::{
     block_roots, fingerprints, inside_templates, site_of, template_roots, templated_text, url_key,
     BottomK, HostModel, Params,
 };
-use stencil_operators::subtree::summarize;
+use stencil_operators::subtree::{summarize, Subtree};
 use stencil_operators::text;
 use timely::worker::Worker;
 
@@ -311,11 +311,13 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                 return;
             }
             if let Some(model) = models.get(site_of(&page.host)) {
+                let sums = summarize(dom, &page.host);
                 let result = label_page(
-                    page,
+                    (&page.url, &page.host),
                     dom,
+                    &sums,
                     model,
-                    job,
+                    job.scheme,
                     &mut findings,
                     training.as_mut(),
                     sample.as_mut(),
@@ -346,7 +348,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     let model = match (&job.train, sample) {
         (Some(settings), Some(sample)) => {
             report.examples_offered = sample.offered();
-            Some(crate::train::fit_and_broadcast(worker, sample, settings))
+            Some(crate::train::fit_and_broadcast(worker, sample, settings).map(|t| t.model))
         }
         _ => None,
     };
@@ -355,24 +357,9 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     }
 
     report.hosts = host_rows.len() as u64;
-    report.labelled_hosts = host_rows.iter().filter(|h| h.labelled).count() as u64;
+    report.labelled_hosts = host_rows.iter().filter(|h| h.site_level).count() as u64;
     report.template_rows = template_rows.len() as u64;
-    tables::write_part(
-        &job.out,
-        "site_templates",
-        index,
-        stencil_schemas::site_templates(),
-        &template_rows,
-        tables::templates_batch,
-    )?;
-    tables::write_part(
-        &job.out,
-        "hosts",
-        index,
-        stencil_schemas::hosts(),
-        &host_rows,
-        tables::hosts_batch,
-    )?;
+    tables::write_host_tables(&job.out, index, Some(&template_rows), &host_rows)?;
     if let Some(training) = training {
         report.training_rows = training.rows;
         training.finish()?;
@@ -405,38 +392,41 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     Ok(report)
 }
 
-/// Labels one page against its host's model: its templated-text fraction, candidates for the
-/// `site_templates` rows, and its `training` rows.
-fn label_page(
-    page: &Page,
+/// Labels one page (its URL, its raw host, its DOM and subtree sums) against its host's model:
+/// its templated-text fraction, candidates for the `site_templates` rows, and its `training`
+/// rows and sample examples. Returns the page's template roots (the hash of each node that
+/// roots a site-level template), which `stencil run` turns into site-level fractions.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn label_page(
+    (url, raw_host): (&str, &str),
     dom: &Dom,
+    sums: &[Subtree],
     model: &HostModel,
-    job: &Job,
+    scheme: Scheme,
     findings: &mut LocalFindings,
     training: Option<&mut StreamingPart<TrainingRow>>,
     sample: Option<&mut StratifiedSample>,
-) -> Result<(), String> {
-    let host = site_of(&page.host);
-    let kind = job.scheme.fingerprints();
-    let sums = summarize(dom, &page.host);
+) -> Result<Vec<Option<u64>>, String> {
+    let host = site_of(raw_host);
+    let kind = scheme.fingerprints();
     // Kołcz blocks are found once and serve both the template roots and the labels.
     let blocks =
-        (job.scheme == Scheme::Kolcz).then(|| labels::kolcz_blocks(dom, &text::PageText::new(dom)));
+        (scheme == Scheme::Kolcz).then(|| labels::kolcz_blocks(dom, &text::PageText::new(dom)));
     let roots = match &blocks {
         Some(blocks) => block_roots(dom.len(), blocks, model),
-        None => template_roots(dom, &sums, model, kind),
+        None => template_roots(dom, sums, model, kind),
     };
     let inside = inside_templates(dom, &roots);
-    let (templated, total) = templated_text(dom, &sums, &inside);
+    let (templated, total) = templated_text(dom, sums, &inside);
     if total > 0 {
         findings
             .facts
             .push((host.to_string(), HostFact::Page { templated, total }));
     }
     if !model.labelled {
-        return Ok(());
+        return Ok(roots);
     }
-    let key = url_key(&page.url);
+    let key = url_key(url);
     let sampled = model.in_sample(key);
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
@@ -449,7 +439,7 @@ fn label_page(
             let occurrence = Occurrence {
                 url_key: key,
                 node: node as u32,
-                url: page.url.clone(),
+                url: url.to_string(),
                 path: dom.path(node),
                 text_sample: text::sample(dom, node, 200),
                 pages_with: model.counts.get(&hash).copied().unwrap_or(0),
@@ -461,18 +451,18 @@ fn label_page(
     // The classifier learns from sampled pages only, so no host weighs more than its sample.
     let sample = sample.filter(|_| sampled);
     if training.is_none() && sample.is_none() {
-        return Ok(());
+        return Ok(roots);
     }
-    let labels = match job.scheme {
-        Scheme::Paper => labels::paper(dom, &sums, &roots),
+    let labels = match scheme {
+        Scheme::Paper => labels::paper(dom, sums, &roots),
         // Uniqueness is only known among the sampled pages.
         Scheme::Kolcz if sampled => labels::kolcz(dom, blocks.as_deref().unwrap_or(&[]), model),
-        Scheme::Kolcz => return Ok(()),
+        Scheme::Kolcz => return Ok(roots),
     };
     if labels.iter().all(Option::is_none) {
-        return Ok(());
+        return Ok(roots);
     }
-    let page_features = features::compute(dom, &sums);
+    let page_features = features::compute(dom, sums);
     if let Some(sample) = sample {
         for (node, label) in labels.iter().enumerate() {
             let Some(label) = label else { continue };
@@ -487,17 +477,17 @@ fn label_page(
         }
     }
     let Some(training) = training else {
-        return Ok(());
+        return Ok(roots);
     };
     let paths = dom.paths();
-    let url: Arc<str> = Arc::from(page.url.as_str());
+    let url: Arc<str> = Arc::from(url);
     let host: Arc<str> = Arc::from(host);
     for (node, label) in labels.iter().enumerate() {
         let Some(label) = label else { continue };
         training.push(TrainingRow {
             id: NodeId::new(&url, &host, dom, node, paths[node].clone()),
             label: label.as_str(),
-            scheme: job.scheme.as_str(),
+            scheme: scheme.as_str(),
             subtree: sums[node],
             classified: Classified {
                 area: page_features.area[node],
@@ -506,5 +496,5 @@ fn label_page(
             },
         })?;
     }
-    Ok(())
+    Ok(roots)
 }

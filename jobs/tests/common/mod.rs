@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use arrow_array::{
-    Array, BooleanArray, Float32Array, Float64Array, StringArray, UInt32Array, UInt64Array,
-    UInt8Array,
+    Array, BooleanArray, Float32Array, Float64Array, StringArray, UInt16Array, UInt32Array,
+    UInt64Array, UInt8Array,
 };
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -145,6 +145,11 @@ pub fn cell(column: &dyn Array, row: usize) -> String {
                 .value(row)
                 .to_bits()
         ),
+        DataType::UInt16 => any
+            .downcast_ref::<UInt16Array>()
+            .unwrap()
+            .value(row)
+            .to_string(),
         DataType::UInt8 => any
             .downcast_ref::<UInt8Array>()
             .unwrap()

@@ -10,6 +10,9 @@
 //! tokenizer-driven builder to replace later, differential-tested against this one.
 
 mod builder;
+mod codec;
+
+pub use codec::DecodeError;
 
 use std::ops::Range;
 

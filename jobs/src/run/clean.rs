@@ -1,0 +1,72 @@
+//! `stencil clean`: the cleaned text of one page, for people who want one page and for
+//! side-by-side comparisons with other extractors.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use stencil_operators::subtree::summarize;
+
+use super::PageArgs;
+use crate::score::Scorer;
+
+#[derive(Args)]
+pub struct CleanArgs {
+    /// An HTML file, or - for standard input.
+    pub page: PathBuf,
+    /// A model.json; the shipped model when absent.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// The page's URL, so links to its own host are known (it matters to a few features).
+    #[arg(long, default_value = "")]
+    pub url: String,
+    #[command(flatten)]
+    pub page_args: PageArgs,
+    #[command(flatten)]
+    pub limits: crate::LimitArgs,
+}
+
+pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
+    let scorer = Scorer {
+        model: crate::score::load_model(args.model.as_deref())?,
+        smoothing: args.page_args.smoothing.smoothing()?,
+    };
+    let limits = args.limits.limits();
+    let mut bytes = Vec::new();
+    let source = args.page.display().to_string();
+    let read = if source == "-" {
+        std::io::stdin()
+            .lock()
+            .take(limits.max_page_bytes as u64)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(&args.page)
+            .and_then(|f| f.take(limits.max_page_bytes as u64).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| format!("{source}: {e}"))?;
+    let decoded = stencil_operators::charset::decode(&bytes, None, None);
+    let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
+    let host = url::Url::parse(&args.url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default();
+    let sums = summarize(&dom, &host);
+    let analysis = super::page::analyse(&dom, &sums, &scorer, None, 0.0);
+    let mut out = std::io::stdout().lock();
+    let written = out
+        .write_all(analysis.cleaned_text.as_bytes())
+        .and_then(|()| {
+            if analysis.cleaned_text.ends_with('\n') || analysis.cleaned_text.is_empty() {
+                Ok(())
+            } else {
+                out.write_all(b"\n")
+            }
+        });
+    match written {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        // A closed pipe (`stencil clean page.html | head`) is not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(format!("stdout: {e}")),
+    }
+}

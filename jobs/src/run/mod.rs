@@ -1,0 +1,1066 @@
+//! `stencil run` and `stencil apply`: the whole job, from WARC files to the tables.
+//!
+//! Every worker of one timely computation takes its share of the files (file i to worker
+//! i mod workers) and goes through the stages below; a stage that needs the whole crawl is a
+//! small dataflow every worker steps through together, and pages never leave the worker that
+//! parsed them:
+//!
+//! 1. **Read.** Every record becomes a `records` row; every HTML page is parsed once into the
+//!    compact DOM arena and hashed ([`store`] keeps it, spilling to local disk past the
+//!    worker's share of `--memory-budget`), and its fingerprints join the host's bottom-k
+//!    sample.
+//! 2. **Site statistics** (`site::dataflow::learn`): SiteLevel(θ) counts across workers; each
+//!    worker gets the model of every host it holds.
+//! 3. **Labels** (`site::label_page`): each kept page's template roots, site-level fractions,
+//!    `training` rows and the worker's stratified sample.
+//! 4. **Model** (`train::fit_and_broadcast`): fitted on worker 0 and broadcast — or `--model`,
+//!    or the shipped model when the crawl has too few labelled hosts.
+//! 5. **Pages** ([`page`]): scores, smoothing, fractions and cleaned text of every kept page,
+//!    streamed to `pages` and `segments`.
+//! 6. **Hosts** (`site::dataflow::gather`): `site_templates` and `hosts`, then the workers'
+//!    reports meet on worker 0 for `run.json`.
+//!
+//! `apply` is the nightly mode: no statistics and no training, so each page goes from stage 1
+//! straight to stage 5 and nothing is kept; an earlier run's `site_templates` can stand in for
+//! stage 2.
+
+pub mod clean;
+pub mod page;
+pub mod store;
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use stencil_operators::fractions::{self, Fractions};
+use stencil_operators::inventory::{for_each_record, Inventory, RecordEntry};
+use stencil_operators::labels::Scheme;
+use stencil_operators::model::{Model, StratifiedSample};
+use stencil_operators::page::Page;
+use stencil_operators::site_level::{fingerprints, site_of, url_key, BottomK, HostModel, Params};
+use stencil_operators::subtree::summarize;
+use timely::dataflow::operators::{Exchange, Inspect, Probe};
+use timely::worker::Worker;
+
+use crate::progress::Reporter;
+use crate::score::{Scorer, SmoothingArgs};
+use crate::site::dataflow::{self, HostFact, LocalFindings, LocalSample};
+use crate::site::SiteArgs;
+use crate::tables::{self, PageRow, RecordRow, SegmentRow, StreamingPart, TrainingRow};
+use crate::train::{FitArgs, TrainSettings};
+use store::{Kept, PageMeta, Store};
+
+/// The tables `run` writes (`apply` writes all but `training`, and `site_templates` only
+/// when it is given them).
+pub const TABLES: [&str; 6] = [
+    "pages",
+    "hosts",
+    "segments",
+    "site_templates",
+    "training",
+    "records",
+];
+
+/// `--site-prior` by default (see docs/evaluation.md, "Smooth + site").
+pub const DEFAULT_SITE_PRIOR: f32 = 0.0;
+
+/// Hosts with site-level labels a crawl needs before `run` trusts a model fitted on it.
+pub const MIN_TRAINING_HOSTS: usize = 10;
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub site: SiteArgs,
+    /// Score with this model.json instead of training one on the crawl.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Fewer hosts with site-level labels than this: use the shipped model instead of one
+    /// fitted on so few sites (run.json says so).
+    #[arg(long, default_value_t = MIN_TRAINING_HOSTS)]
+    pub min_training_hosts: usize,
+    #[command(flatten)]
+    pub fit: FitArgs,
+    #[command(flatten)]
+    pub page: PageArgs,
+    /// Parsed pages kept in memory between the stages, for the whole process (split over its
+    /// workers); past it pages spill to --spill-dir. Bytes, or with a K, M or G suffix.
+    #[arg(long, default_value = "4G", value_parser = parse_bytes)]
+    pub memory_budget: u64,
+    /// Where pages spill past the memory budget (local disk); OUT/.spill by default.
+    #[arg(long)]
+    pub spill_dir: Option<PathBuf>,
+}
+
+/// The page-level settings `run`, `apply` and `clean` share.
+#[derive(Args, Clone, Debug)]
+pub struct PageArgs {
+    #[command(flatten)]
+    pub smoothing: SmoothingArgs,
+    /// Smooth + site: scores of nodes inside the host's site-level templates are raised to at
+    /// least this before smoothing (0 = off; see docs/evaluation.md).
+    #[arg(long, default_value_t = DEFAULT_SITE_PRIOR)]
+    pub site_prior: f32,
+}
+
+impl PageArgs {
+    fn site_prior(&self) -> Result<f32, String> {
+        if (0.0..=1.0).contains(&self.site_prior) {
+            Ok(self.site_prior)
+        } else {
+            Err(format!(
+                "--site-prior must be in [0, 1], not {}",
+                self.site_prior
+            ))
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct ApplyArgs {
+    /// WARC files (.warc, .warc.gz) or directories holding them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output folder: OUT/pages, OUT/segments, OUT/hosts, OUT/records and OUT/run.json.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// A model.json (from `run` or `train`); the shipped model when absent.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// The output folder of an earlier `run`: its site_templates give the site-level
+    /// fractions of pages of the same hosts (and the prior, with --site-prior).
+    #[arg(long)]
+    pub site_templates: Option<PathBuf>,
+    #[command(flatten)]
+    pub page: PageArgs,
+    #[command(flatten)]
+    pub cluster: crate::cluster::ClusterArgs,
+    #[command(flatten)]
+    pub limits: crate::LimitArgs,
+}
+
+/// Parses `4G`, `512M`, `100k` or plain bytes.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, scale) = match text.char_indices().last() {
+        Some((at, 'k' | 'K')) => (&text[..at], 1u64 << 10),
+        Some((at, 'm' | 'M')) => (&text[..at], 1 << 20),
+        Some((at, 'g' | 'G')) => (&text[..at], 1 << 30),
+        _ => (text, 1),
+    };
+    let value: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("not a size: {text:?} (try 512M or 4G)"))?;
+    if !(value >= 0.0 && value.is_finite()) {
+        return Err(format!("not a size: {text:?}"));
+    }
+    Ok((value * scale as f64) as u64)
+}
+
+/// Which model the pages are scored with.
+enum ModelPlan {
+    /// Fit one on the crawl's site-level labels (falling back to the shipped one).
+    Train(TrainSettings),
+    /// Use this one: `--model`, or the shipped model in `apply`.
+    Given(Model, String),
+}
+
+/// What every worker shares, read-only.
+struct Job {
+    files: Vec<PathBuf>,
+    /// `warc_file` of the tables: each file's path as listed.
+    names: Vec<Arc<str>>,
+    out: PathBuf,
+    limits: stencil_operators::warc::Limits,
+    /// Site statistics to compute (`run`), or to take from an earlier run (`apply`), or none.
+    site: SiteSource,
+    plan: ModelPlan,
+    smoothing: crate::score::Smoothing,
+    site_prior: f32,
+    training_table: bool,
+    /// Each worker's share of the memory budget, and where it spills.
+    worker_budget: usize,
+    spill_dir: PathBuf,
+    reporter: Arc<crate::progress::Counters>,
+}
+
+enum SiteSource {
+    Learn { params: Params, scheme: Scheme },
+    Loaded(HashMap<String, HostModel>),
+    None,
+}
+
+/// What a worker did; the workers' reports meet on worker 0 for the summary and run.json.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct WorkerReport {
+    inventory: Inventory,
+    /// Seconds per stage, in stage order.
+    seconds: Vec<(String, f64)>,
+    pages: u64,
+    segments: u64,
+    quantized_pages: u64,
+    training_rows: u64,
+    examples_offered: u64,
+    template_rows: u64,
+    hosts: u64,
+    site_level_hosts: u64,
+    spilled_pages: u64,
+    spilled_bytes: u64,
+    peak_kept_bytes: u64,
+    failures: Vec<String>,
+    /// Set by worker 0: how the model was chosen.
+    model: Option<String>,
+    fallback: Option<String>,
+}
+
+impl WorkerReport {
+    fn merge(&mut self, other: &WorkerReport) {
+        self.inventory.merge(&other.inventory);
+        for (stage, seconds) in &other.seconds {
+            match self.seconds.iter_mut().find(|(s, _)| s == stage) {
+                Some((_, mine)) => *mine = mine.max(*seconds),
+                None => self.seconds.push((stage.clone(), *seconds)),
+            }
+        }
+        self.pages += other.pages;
+        self.segments += other.segments;
+        self.quantized_pages += other.quantized_pages;
+        self.training_rows += other.training_rows;
+        self.examples_offered += other.examples_offered;
+        self.template_rows += other.template_rows;
+        self.hosts += other.hosts;
+        self.site_level_hosts += other.site_level_hosts;
+        self.spilled_pages += other.spilled_pages;
+        self.spilled_bytes += other.spilled_bytes;
+        self.peak_kept_bytes = self.peak_kept_bytes.max(other.peak_kept_bytes);
+        self.failures.extend(other.failures.iter().cloned());
+        self.model = self.model.take().or(other.model.clone());
+        self.fallback = self.fallback.take().or(other.fallback.clone());
+    }
+}
+
+pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
+    let site = &args.site;
+    if !(site.theta > 0.0 && site.theta <= 1.0) {
+        return Err(format!("--theta must be in (0, 1], not {}", site.theta));
+    }
+    if site.host_sample == 0 {
+        return Err("--host-sample must be at least 1".to_string());
+    }
+    let smoothing = args.page.smoothing.smoothing()?;
+    let plan = match &args.model {
+        Some(path) => ModelPlan::Given(
+            crate::score::load_model(Some(path))?,
+            format!("given: {}", path.display()),
+        ),
+        None => {
+            let mut settings = args.fit.settings(site, smoothing)?;
+            settings.min_hosts = args.min_training_hosts.max(1);
+            ModelPlan::Train(settings)
+        }
+    };
+    let setup = Setup {
+        paths: &site.paths,
+        out: &site.out,
+        cluster: &site.cluster,
+        limits: site.limits.limits(),
+        site: SiteSource::Learn {
+            params: Params {
+                theta: site.theta,
+                min_host_pages: site.min_host_pages,
+                host_sample: site.host_sample,
+            },
+            scheme: site.labels.scheme(),
+        },
+        plan,
+        smoothing,
+        site_prior: args.page.site_prior()?,
+        training_table: !site.no_training,
+        memory_budget: args.memory_budget,
+        spill_dir: args.spill_dir.clone(),
+        tables: &TABLES,
+        configuration: serde_json::json!({
+            "command": "run",
+            "labels": site.labels.scheme().as_str(),
+            "theta": site.theta,
+            "min_host_pages": site.min_host_pages,
+            "host_sample": site.host_sample,
+            "min_training_hosts": args.min_training_hosts,
+            "sample_cap": args.fit.sample_cap,
+            "l2": args.fit.l2,
+            "folds": args.fit.folds,
+            "memory_budget": args.memory_budget,
+        }),
+    };
+    execute(setup)
+}
+
+pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
+    let smoothing = args.page.smoothing.smoothing()?;
+    let model = crate::score::load_model(args.model.as_deref())?;
+    let source = match &args.model {
+        Some(path) => format!("given: {}", path.display()),
+        None => "shipped".to_string(),
+    };
+    let site = match &args.site_templates {
+        Some(dir) => {
+            refuse_text_block_templates(dir)?;
+            SiteSource::Loaded(load_site_templates(dir)?)
+        }
+        None => SiteSource::None,
+    };
+    let tables: &[&str] = &["pages", "hosts", "segments", "records"];
+    let setup = Setup {
+        paths: &args.paths,
+        out: &args.out,
+        cluster: &args.cluster,
+        limits: args.limits.limits(),
+        site,
+        plan: ModelPlan::Given(model, source),
+        smoothing,
+        site_prior: args.page.site_prior()?,
+        training_table: false,
+        memory_budget: 0,
+        spill_dir: None,
+        tables,
+        configuration: serde_json::json!({
+            "command": "apply",
+            "site_templates": args.site_templates.as_ref().map(|p| p.display().to_string()),
+        }),
+    };
+    execute(setup)
+}
+
+/// `apply` finds templates by subtree hash (the `paper` labels' fingerprints); a run with
+/// `--labels kolcz` stored text-block fingerprints, which would silently match nothing.
+fn refuse_text_block_templates(dir: &Path) -> Result<(), String> {
+    let Ok(text) = std::fs::read_to_string(dir.join("run.json")) else {
+        return Ok(());
+    };
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    if json["configuration"]["labels"] == "kolcz" {
+        return Err(format!(
+            "{}: its site templates are text-block fingerprints (--labels kolcz); apply needs \
+             those of a run with --labels paper",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Reads the `site_templates` table of an earlier run into host models that mark exactly its
+/// templates.
+fn load_site_templates(dir: &Path) -> Result<HashMap<String, HostModel>, String> {
+    use arrow_array::{Array, StringArray, UInt32Array, UInt64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let table = dir.join("site_templates");
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(&table)
+        .map_err(|e| format!("{}: {e}", table.display()))?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    parts.sort();
+    if parts.is_empty() {
+        return Err(format!("{}: no part-*.parquet files", table.display()));
+    }
+    let mut models: HashMap<String, HostModel> = HashMap::new();
+    for part in parts {
+        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", part.display());
+        let file = std::fs::File::open(&part).map_err(|e| fail(&e))?;
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .and_then(|b| b.build())
+            .map_err(|e| fail(&e))?;
+        for batch in reader {
+            let batch = batch.map_err(|e| fail(&e))?;
+            let column = |name: &str| {
+                batch
+                    .column_by_name(name)
+                    .ok_or_else(|| fail(&format!("no column {name}")))
+            };
+            let hosts = column("host")?.as_any().downcast_ref::<StringArray>();
+            let hashes = column("hash")?.as_any().downcast_ref::<UInt64Array>();
+            let with = column("pages_with")?.as_any().downcast_ref::<UInt32Array>();
+            let sampled = column("pages_sampled")?
+                .as_any()
+                .downcast_ref::<UInt32Array>();
+            let (Some(hosts), Some(hashes), Some(with), Some(sampled)) =
+                (hosts, hashes, with, sampled)
+            else {
+                return Err(fail(&"not a site_templates table"));
+            };
+            for row in 0..batch.num_rows() {
+                if hosts.is_null(row) {
+                    continue;
+                }
+                let model = models
+                    .entry(hosts.value(row).to_string())
+                    .or_insert_with(|| HostModel {
+                        pages: 0,
+                        pages_sampled: sampled.value(row),
+                        labelled: true,
+                        min_count: 1,
+                        sample_max_key: 0,
+                        counts: HashMap::new(),
+                    });
+                model
+                    .counts
+                    .insert(hashes.value(row), with.value(row).max(1));
+            }
+        }
+    }
+    Ok(models)
+}
+
+/// A job, as `run` and `apply` describe it.
+struct Setup<'a> {
+    paths: &'a [PathBuf],
+    out: &'a Path,
+    cluster: &'a crate::cluster::ClusterArgs,
+    limits: stencil_operators::warc::Limits,
+    site: SiteSource,
+    plan: ModelPlan,
+    smoothing: crate::score::Smoothing,
+    site_prior: f32,
+    training_table: bool,
+    memory_budget: u64,
+    spill_dir: Option<PathBuf>,
+    tables: &'a [&'a str],
+    configuration: serde_json::Value,
+}
+
+fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
+    let config = setup.cluster.config()?;
+    let files = crate::files::collect(setup.paths)?;
+    let names = files
+        .iter()
+        .map(|p| Arc::from(p.display().to_string()))
+        .collect();
+    let total_bytes: u64 = files
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    if setup.cluster.is_first_process() {
+        // Before any worker starts: other processes write only after the first dataflow,
+        // which cannot complete without this process.
+        crate::site::clear_tables(setup.out, &TABLES)?;
+        let _ = std::fs::remove_file(setup.out.join("run.json"));
+    }
+    let reporter = Reporter::start(total_bytes / setup.cluster.processes.max(1) as u64);
+    let workers = setup.cluster.workers.max(1);
+    let job = Arc::new(Job {
+        files,
+        names,
+        out: setup.out.to_path_buf(),
+        limits: setup.limits,
+        site: setup.site,
+        plan: setup.plan,
+        smoothing: setup.smoothing,
+        site_prior: setup.site_prior,
+        training_table: setup.training_table,
+        worker_budget: (setup.memory_budget / workers as u64) as usize,
+        spill_dir: setup.spill_dir.unwrap_or_else(|| setup.out.join(".spill")),
+        reporter: reporter.counters_arc(),
+    });
+    let start = Instant::now();
+    let worker_job = job.clone();
+    let guards = timely::execute(config, move |worker| run_worker(worker, &worker_job))?;
+    let mut gathered: Option<WorkerReport> = None;
+    let mut errors = Vec::new();
+    for result in guards.join() {
+        match result {
+            Ok(Ok(Some(report))) => gathered = Some(report),
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => errors.push(e),
+            Err(e) => errors.push(format!("worker failed: {e}")),
+        }
+    }
+    drop(reporter);
+    let seconds = start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir(&job.spill_dir);
+    if let Some(report) = &gathered {
+        print_summary(&job, report, seconds);
+        write_run_json(&job, report, seconds, &setup.configuration, setup.tables)?;
+        errors.extend(report.failures.iter().cloned());
+    }
+    if errors.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        errors.sort();
+        errors.dedup();
+        for error in &errors {
+            eprintln!("stencil: {error}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// One worker's whole job. Returns the merged report of all workers on worker 0.
+fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, String> {
+    let (index, peers) = (worker.index(), worker.peers());
+    let mine: Vec<usize> = (index..job.files.len()).step_by(peers).collect();
+    let mut report = WorkerReport::default();
+    let mut clock = Instant::now();
+    let mut lap = |report: &mut WorkerReport, stage: &str| {
+        report
+            .seconds
+            .push((stage.to_string(), clock.elapsed().as_secs_f64()));
+        clock = Instant::now();
+    };
+    // A failure to write stops this worker's work but not its part in the dataflows, or the
+    // other workers would wait for it forever.
+    let mut failure: Option<String> = None;
+    let mut parts = Parts::create(&job.out, index, job)
+        .map_err(|e| failure = Some(e))
+        .ok();
+
+    // 1. Read: records, parse once, keep (or, in `apply`, finish at once).
+    let learn = matches!(job.site, SiteSource::Learn { .. });
+    let mut sample = LocalSample::default();
+    let mut store = Store::new(
+        job.worker_budget,
+        job.spill_dir.join(format!("worker-{index:05}")),
+    );
+    let mut findings = LocalFindings::default();
+    let mut tally = Tally::default();
+    let mut loaded_hosts: BTreeSet<String> = BTreeSet::new();
+    let direct_scorer = match (&job.plan, learn) {
+        (ModelPlan::Given(model, source), false) => {
+            report.model = Some(source.clone());
+            Some(Scorer {
+                model: model.clone(),
+                smoothing: job.smoothing,
+            })
+        }
+        _ => None,
+    };
+    for &file in &mine {
+        let path = &job.files[file];
+        let name = &job.names[file];
+        let mut last = stencil_operators::inventory::Progress::default();
+        let counters = &job.reporter;
+        let visit = |entry: RecordEntry, page: Option<(Box<Page>, stencil_operators::dom::Dom)>| {
+            if failure.is_some() {
+                return;
+            }
+            let Some(parts) = parts.as_mut() else { return };
+            let outcome = parts.records.push(RecordRow {
+                warc_file: name.clone(),
+                entry,
+            });
+            let Some((page, dom)) = page else {
+                failure = outcome.err();
+                return;
+            };
+            let sums = summarize(&dom, &page.host);
+            if let SiteSource::Learn { params, scheme } = &job.site {
+                let host = site_of(&page.host);
+                if !host.is_empty() {
+                    *sample.pages.entry(host.to_string()).or_default() += 1;
+                    sample
+                        .samples
+                        .entry(host.to_string())
+                        .or_insert_with(|| BottomK::new(params.host_sample))
+                        .offer(
+                            url_key(&page.url),
+                            fingerprints(&dom, &sums, scheme.fingerprints()),
+                        );
+                }
+            }
+            let kept = Kept {
+                meta: meta_of(&page, file),
+                dom,
+                sums,
+            };
+            drop(page);
+            let result = outcome.and_then(|()| match &direct_scorer {
+                Some(scorer) => {
+                    let site = match &job.site {
+                        SiteSource::Loaded(models) => models.get(site_of(&kept.meta.host)),
+                        _ => None,
+                    };
+                    if site.is_some() && !loaded_hosts.contains(site_of(&kept.meta.host)) {
+                        loaded_hosts.insert(site_of(&kept.meta.host).to_string());
+                    }
+                    let roots = site.map(|model| site_roots(&kept, model, Scheme::Paper));
+                    finish(kept, roots, scorer, job, parts, &mut findings, &mut tally)
+                }
+                None => store.push(kept),
+            });
+            if let Err(e) = result {
+                failure = Some(e);
+            }
+        };
+        let progress = |p: stencil_operators::inventory::Progress| {
+            let add = |counter: &std::sync::atomic::AtomicU64, now: u64, before: u64| {
+                counter.fetch_add(now.saturating_sub(before), Ordering::Relaxed);
+            };
+            add(&counters.input_bytes, p.offset, last.offset);
+            add(&counters.pages, p.pages, last.pages);
+            add(&counters.html_bytes, p.html_bytes, last.html_bytes);
+            last = p;
+        };
+        let result = for_each_record(path, &job.limits, &mut report.inventory, visit, progress);
+        if let Err(e) = result {
+            // Keep going: the file's records read so far are in `records`; the run fails at
+            // the end, naming the file.
+            report.failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    lap(&mut report, "read and parse");
+
+    if let SiteSource::Learn { params, scheme } = &job.site {
+        // 2. Site statistics.
+        let models = dataflow::learn(worker, sample, *params, scheme.fingerprints());
+        lap(&mut report, "site statistics");
+
+        // 3. Labels, site-level fractions, training rows and the sample.
+        let mut train_sample = match &job.plan {
+            ModelPlan::Train(settings) => Some(StratifiedSample::new(settings.sample_cap)),
+            ModelPlan::Given(..) => None,
+        };
+        let mut roots_of: Vec<Option<Vec<u32>>> = Vec::with_capacity(store.len());
+        let labelled = store.for_each(|_, kept| {
+            let Some(model) = models.get(site_of(&kept.meta.host)) else {
+                roots_of.push(None);
+                return Ok(());
+            };
+            let training = parts.as_mut().and_then(|p| p.training.as_mut());
+            let training = training.filter(|_| failure.is_none());
+            let roots = crate::site::label_page(
+                (&kept.meta.url, &kept.meta.host),
+                &kept.dom,
+                &kept.sums,
+                model,
+                *scheme,
+                &mut findings,
+                training,
+                train_sample.as_mut(),
+            )?;
+            roots_of.push(model.labelled.then(|| {
+                roots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.is_some())
+                    .map(|(i, _)| i as u32)
+                    .collect()
+            }));
+            Ok(())
+        });
+        if let Err(e) = labelled {
+            failure.get_or_insert(e);
+        }
+        for (host, model) in &models {
+            findings.facts.push((
+                host.clone(),
+                HostFact::Model {
+                    pages: model.pages,
+                    pages_sampled: model.pages_sampled,
+                    labelled: model.labelled,
+                    min_count: model.min_count,
+                    template_hashes: model.template_count() as u64,
+                },
+            ));
+        }
+        lap(&mut report, "labels");
+
+        // 4. The model.
+        let scorer = match &job.plan {
+            ModelPlan::Given(model, source) => {
+                report.model = Some(source.clone());
+                Ok(model.clone())
+            }
+            ModelPlan::Train(settings) => {
+                let sample = train_sample.unwrap_or_else(|| StratifiedSample::new(1));
+                report.examples_offered = sample.offered();
+                crate::train::fit_and_broadcast(worker, sample, settings).map(|trained| {
+                    report.model = Some(match &trained.fallback {
+                        Some(_) => "shipped".to_string(),
+                        None => "trained".to_string(),
+                    });
+                    report.fallback = trained.fallback;
+                    trained.model
+                })
+            }
+        }
+        .map(|model| Scorer {
+            model,
+            smoothing: job.smoothing,
+        });
+        lap(&mut report, "training");
+        let scorer = match scorer {
+            Ok(scorer) => Some(scorer),
+            Err(e) => {
+                failure.get_or_insert(e);
+                None
+            }
+        };
+        if let (Some(scorer), 0, ModelPlan::Train(_), None) =
+            (&scorer, index, &job.plan, &report.fallback)
+        {
+            crate::train::write_model(&job.out, &scorer.model)
+                .unwrap_or_else(|e| failure = Some(e));
+        }
+
+        // 5. Pages.
+        report.spilled_pages = store.spilled_pages;
+        report.spilled_bytes = store.spilled_bytes;
+        report.peak_kept_bytes = store.peak_memory as u64;
+        let finished = store.drain(|ordinal, kept| {
+            let (Some(scorer), Some(parts), None) = (&scorer, parts.as_mut(), &failure) else {
+                return Ok(());
+            };
+            let roots = roots_of.get_mut(ordinal).and_then(Option::take);
+            finish(kept, roots, scorer, job, parts, &mut findings, &mut tally)
+        });
+        if let Err(e) = finished {
+            failure.get_or_insert(e);
+        }
+        lap(&mut report, "pages");
+    }
+
+    report.pages = tally.pages;
+    report.segments = tally.segments;
+    report.quantized_pages = tally.quantized;
+    if let SiteSource::Loaded(models) = &job.site {
+        for host in loaded_hosts {
+            let templates = models.get(&host).map_or(0, |m| m.counts.len() as u64);
+            findings.facts.push((
+                host,
+                HostFact::Model {
+                    pages: 0,
+                    pages_sampled: 0,
+                    labelled: true,
+                    min_count: 1,
+                    template_hashes: templates,
+                },
+            ));
+        }
+    }
+
+    // 6. Hosts and site templates.
+    let (template_rows, host_rows) = dataflow::gather(worker, findings);
+    report.template_rows = template_rows.len() as u64;
+    report.hosts = host_rows.len() as u64;
+    report.site_level_hosts = host_rows.iter().filter(|h| h.site_level).count() as u64;
+    if failure.is_none() {
+        let written = (|| {
+            let templates = learn.then_some(template_rows.as_slice());
+            tables::write_host_tables(&job.out, index, templates, &host_rows)?;
+            if let Some(parts) = parts.take() {
+                report.training_rows = parts.finish()?;
+            }
+            Ok::<(), String>(())
+        })();
+        if let Err(e) = written {
+            failure = Some(e);
+        }
+    }
+    lap(&mut report, "hosts and tables");
+    if let Some(e) = failure {
+        report.failures.push(e);
+    }
+    Ok(gather_reports(worker, report))
+}
+
+/// What `finish` counts.
+#[derive(Default)]
+struct Tally {
+    pages: u64,
+    segments: u64,
+    quantized: u64,
+}
+
+/// Stage 5 for one page: its `pages` and `segments` rows and its host fact.
+fn finish(
+    kept: Kept,
+    roots: Option<Vec<u32>>,
+    scorer: &Scorer,
+    job: &Job,
+    parts: &mut Parts,
+    findings: &mut LocalFindings,
+    tally: &mut Tally,
+) -> Result<(), String> {
+    let Kept { meta, dom, sums } = kept;
+    let inside = roots.map(|roots| page::inside_roots(&dom, &roots));
+    let analysis = page::analyse(&dom, &sums, scorer, inside.as_deref(), job.site_prior);
+    let site: Option<Fractions> = inside
+        .as_ref()
+        .map(|inside| fractions::of(&dom, &sums, inside));
+    let url: Arc<str> = Arc::from(meta.url.as_str());
+    let host: Arc<str> = Arc::from(site_of(&meta.host));
+    for row in page::segment_rows(&url, &host, &dom, &sums, &analysis) {
+        parts.segments.push(row)?;
+    }
+    tally.segments += analysis.segmentation.sections.len() as u64;
+    tally.quantized += u64::from(analysis.segmentation.quantized);
+    let warc_file = job.names[meta.file as usize].clone();
+    let row = page::page_row(meta, warc_file, &dom, &sums, analysis, site);
+    if !row.host.is_empty() {
+        findings.facts.push((
+            row.host.clone(),
+            HostFact::Fractions(page::fraction_bits(&row)),
+        ));
+    }
+    parts.pages.push(row)?;
+    tally.pages += 1;
+    Ok(())
+}
+
+/// The template roots (node indices) of a page under a loaded host model.
+fn site_roots(kept: &Kept, model: &HostModel, scheme: Scheme) -> Vec<u32> {
+    stencil_operators::site_level::template_roots(
+        &kept.dom,
+        &kept.sums,
+        model,
+        scheme.fingerprints(),
+    )
+    .iter()
+    .enumerate()
+    .filter(|(_, r)| r.is_some())
+    .map(|(i, _)| i as u32)
+    .collect()
+}
+
+fn meta_of(page: &Page, file: usize) -> PageMeta {
+    PageMeta {
+        url: page.url.clone(),
+        host: page.host.clone(),
+        file: file as u32,
+        offset: page.position.offset,
+        record_id: page.record_id.clone(),
+        fetch_date: page.fetch_date.clone(),
+        http_status: page.http_status,
+        charset: page.encoding.name().to_string(),
+        truncated: page.truncated.map(|t| t.as_str().to_string()),
+        html_bytes: page.body_bytes as u64,
+    }
+}
+
+/// A worker's streaming part files.
+struct Parts {
+    records: StreamingPart<RecordRow>,
+    pages: StreamingPart<PageRow>,
+    segments: StreamingPart<SegmentRow>,
+    training: Option<StreamingPart<TrainingRow>>,
+}
+
+impl Parts {
+    fn create(out: &Path, worker: usize, job: &Job) -> Result<Parts, String> {
+        Ok(Parts {
+            records: StreamingPart::records(out, worker)?,
+            pages: StreamingPart::pages(out, worker)?,
+            segments: StreamingPart::segments(out, worker)?,
+            training: match (&job.site, job.training_table) {
+                (SiteSource::Learn { .. }, true) => Some(StreamingPart::training(out, worker)?),
+                _ => None,
+            },
+        })
+    }
+
+    /// Closes every part; returns the training rows written.
+    fn finish(self) -> Result<u64, String> {
+        self.records.finish()?;
+        self.pages.finish()?;
+        self.segments.finish()?;
+        match self.training {
+            Some(training) => {
+                let rows = training.rows;
+                training.finish()?;
+                Ok(rows)
+            }
+            None => Ok(0),
+        }
+    }
+}
+
+/// Sends every worker's report to worker 0, which returns them merged.
+fn gather_reports(worker: &mut Worker, report: WorkerReport) -> Option<WorkerReport> {
+    let received: Rc<RefCell<Vec<String>>> = Rc::default();
+    let sink = received.clone();
+    let (mut input, probe) = worker.dataflow::<u64, _, _>(|scope| {
+        use timely::dataflow::operators::vec::Input;
+        let (input, reports) = scope.new_input::<String>();
+        let probe = reports
+            .exchange(|_| 0)
+            .inspect(move |json| sink.borrow_mut().push(json.clone()))
+            .probe()
+            .0;
+        (input, probe)
+    });
+    input.send(serde_json::to_string(&report).unwrap_or_default());
+    input.advance_to(1);
+    drop(input);
+    worker.step_while(|| probe.less_than(&1));
+    if worker.index() != 0 {
+        return None;
+    }
+    let mut merged = WorkerReport::default();
+    for json in received.take() {
+        match serde_json::from_str::<WorkerReport>(&json) {
+            Ok(report) => merged.merge(&report),
+            Err(e) => merged
+                .failures
+                .push(format!("a worker's report was unreadable: {e}")),
+        }
+    }
+    Some(merged)
+}
+
+fn print_summary(job: &Job, report: &WorkerReport, seconds: f64) {
+    let inv = &report.inventory;
+    let count = |key: &str| inv.by_outcome.get(key).copied().unwrap_or(0);
+    eprintln!(
+        "read {} files, {} records + {} unreadable stretches: {} pages, {} skipped, {} errors; \
+         {:.1} MB of HTML in {seconds:.1} s ({:.1} MB/s, {:.0} pages/s)",
+        inv.files,
+        inv.records,
+        inv.read_errors,
+        count("page"),
+        count("skipped"),
+        count("error"),
+        inv.html_bytes as f64 / 1e6,
+        inv.html_bytes as f64 / 1e6 / seconds.max(1e-9),
+        count("page") as f64 / seconds.max(1e-9),
+    );
+    if matches!(job.site, SiteSource::Learn { .. }) {
+        eprintln!(
+            "{} hosts, {} with site-level statistics; {} site templates; {} training rows",
+            report.hosts, report.site_level_hosts, report.template_rows, report.training_rows
+        );
+    }
+    match (&report.model, &report.fallback) {
+        (Some(model), Some(reason)) => {
+            eprintln!("model: {model} (the crawl cannot train a sound one: {reason})")
+        }
+        (Some(model), None) => eprintln!("model: {model}"),
+        _ => {}
+    }
+    eprintln!(
+        "{} pages scored and smoothed: {} segments ({:.1} per page){}",
+        report.pages,
+        report.segments,
+        report.segments as f64 / report.pages.max(1) as f64,
+        if report.spilled_pages > 0 {
+            format!(
+                "; {} pages ({:.0} MB) spilled to disk past --memory-budget",
+                report.spilled_pages,
+                report.spilled_bytes as f64 / 1e6
+            )
+        } else {
+            String::new()
+        }
+    );
+    let stages: Vec<String> = report
+        .seconds
+        .iter()
+        .map(|(stage, s)| format!("{stage} {s:.1} s"))
+        .collect();
+    eprintln!("stages (slowest worker): {}", stages.join(", "));
+    eprintln!("tables -> {}", job.out.display());
+}
+
+fn write_run_json(
+    job: &Job,
+    report: &WorkerReport,
+    seconds: f64,
+    configuration: &serde_json::Value,
+    tables: &[&str],
+) -> Result<(), String> {
+    let html_mb = report.inventory.html_bytes as f64 / 1e6;
+    let stages: Vec<serde_json::Value> = report
+        .seconds
+        .iter()
+        .map(|(stage, s)| {
+            serde_json::json!({
+                "stage": stage,
+                "seconds": s,
+                "html_mb_per_s": html_mb / s.max(1e-9),
+            })
+        })
+        .collect();
+    let mut configuration = configuration.clone();
+    if let Some(map) = configuration.as_object_mut() {
+        map.insert(
+            "inputs".into(),
+            job.names
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .into(),
+        );
+        map.insert("smoothing_c".into(), job.smoothing.params.c.into());
+        map.insert(
+            "penalty".into(),
+            job.smoothing.params.penalty.to_string().into(),
+        );
+        map.insert(
+            "hidden_area".into(),
+            job.smoothing.params.hidden_area.into(),
+        );
+        map.insert("max_levels".into(), job.smoothing.params.max_levels.into());
+        map.insert("threshold".into(), job.smoothing.threshold.into());
+        map.insert("site_prior".into(), job.site_prior.into());
+    }
+    let json = serde_json::json!({
+        "stencil": env!("CARGO_PKG_VERSION"),
+        "configuration": configuration,
+        "model": {
+            "source": report.model,
+            "fallback_reason": report.fallback,
+            "min_training_hosts_default": MIN_TRAINING_HOSTS,
+        },
+        "records": {
+            "records": report.inventory.records,
+            "read_errors": report.inventory.read_errors,
+            "by_outcome": report.inventory.by_outcome,
+            "skipped_by_reason": report.inventory.skipped_by_reason,
+            "errors_by_kind": report.inventory.errors_by_kind,
+        },
+        "inventory": report.inventory,
+        "rows": {
+            "pages": report.pages,
+            "segments": report.segments,
+            "site_templates": report.template_rows,
+            "hosts": report.hosts,
+            "training": report.training_rows,
+            "records": report.inventory.records + report.inventory.read_errors,
+        },
+        "hosts_with_site_level": report.site_level_hosts,
+        "pages_on_quantized_levels": report.quantized_pages,
+        "spilled": { "pages": report.spilled_pages, "bytes": report.spilled_bytes },
+        "seconds": seconds,
+        "html_mb_per_s": html_mb / seconds.max(1e-9),
+        "pages_per_s": report.pages as f64 / seconds.max(1e-9),
+        "stages": stages,
+        "tables": tables,
+        "failures": report.failures,
+    });
+    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&job.out).map_err(|e| format!("{}: {e}", job.out.display()))?;
+    let partial = job.out.join(".run.json.partial");
+    std::fs::write(&partial, text).map_err(|e| format!("{}: {e}", partial.display()))?;
+    let done = job.out.join("run.json");
+    std::fs::rename(&partial, &done).map_err(|e| format!("{}: {e}", done.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes_parse_with_suffixes() {
+        assert_eq!(super::parse_bytes("4G"), Ok(4 << 30));
+        assert_eq!(super::parse_bytes("512m"), Ok(512 << 20));
+        assert_eq!(super::parse_bytes("1.5K"), Ok(1536));
+        assert_eq!(super::parse_bytes("1000"), Ok(1000));
+        assert!(super::parse_bytes("lots").is_err());
+        assert!(super::parse_bytes("-1G").is_err());
+    }
+}

@@ -1,0 +1,151 @@
+//! The page-level half of `stencil run`, `apply` and `clean`: classifier scores, the optional
+//! site-level prior, smoothing into sections, the template fractions and the cleaned text of
+//! one parsed page, and the rows of `pages` and `segments` made from them.
+
+use std::sync::Arc;
+
+use stencil_operators::dom::Dom;
+use stencil_operators::features;
+use stencil_operators::fractions::{self, Fractions};
+use stencil_operators::segmentation::{self, Segmentation};
+use stencil_operators::site_level::site_of;
+use stencil_operators::subtree::Subtree;
+
+use super::store::PageMeta;
+use crate::score::Scorer;
+use crate::tables::{NodeId, PageRow, SegmentRow};
+
+/// What the page-level stages make of one page.
+pub struct Analysis {
+    pub scores: Vec<Option<f32>>,
+    pub segmentation: Segmentation,
+    /// Smoothed ≥ τ, for every node.
+    pub template: Vec<bool>,
+    pub fractions: Fractions,
+    pub cleaned_text: String,
+}
+
+/// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
+/// site-level templates (when the host has statistics); with `site_prior` > 0 their scores are
+/// raised to at least `site_prior` before smoothing (the "Smooth + site" variant measured in
+/// docs/evaluation.md).
+pub fn analyse(
+    dom: &Dom,
+    sums: &[Subtree],
+    scorer: &Scorer,
+    site_inside: Option<&[bool]>,
+    site_prior: f32,
+) -> Analysis {
+    let page_features = features::compute(dom, sums);
+    let mut scores = scorer.model.score_page(dom, &page_features);
+    if let (Some(inside), true) = (site_inside, site_prior > 0.0) {
+        for (score, _) in scores.iter_mut().zip(inside).filter(|(_, inside)| **inside) {
+            if let Some(score) = score {
+                *score = score.max(site_prior);
+            }
+        }
+    }
+    let smoothing = &scorer.smoothing;
+    let segmentation = segmentation::segment(dom, &scores, &page_features.area, &smoothing.params);
+    let template: Vec<bool> = segmentation
+        .smoothed
+        .iter()
+        .map(|&y| y >= smoothing.threshold)
+        .collect();
+    Analysis {
+        fractions: fractions::of(dom, sums, &template),
+        cleaned_text: segmentation::cleaned_text(dom, &segmentation.smoothed, smoothing.threshold),
+        scores,
+        segmentation,
+        template,
+    }
+}
+
+/// Whether each node lies inside one of the template roots (node indices) of a page.
+pub fn inside_roots(dom: &Dom, roots: &[u32]) -> Vec<bool> {
+    let mut inside = vec![false; dom.len()];
+    for &root in roots {
+        let root = root as usize;
+        if root < dom.len() && !inside[root] {
+            for slot in &mut inside[dom.subtree(root)] {
+                *slot = true;
+            }
+        }
+    }
+    inside
+}
+
+/// The `segments` rows of one page: one per section.
+pub fn segment_rows(
+    url: &Arc<str>,
+    host: &Arc<str>,
+    dom: &Dom,
+    sums: &[Subtree],
+    analysis: &Analysis,
+) -> Vec<SegmentRow> {
+    analysis
+        .segmentation
+        .sections
+        .iter()
+        .map(|&node| {
+            let node = node as usize;
+            SegmentRow {
+                id: NodeId::new(url, host, dom, node, dom.path(node)),
+                score: analysis.scores[node],
+                smoothed: analysis.segmentation.smoothed[node],
+                text_chars: sums[node].text_chars,
+                template: analysis.template[node],
+            }
+        })
+        .collect()
+}
+
+/// The `pages` row of one page. `site` are its site-level fractions, `None` when the host has
+/// no site-level statistics.
+pub fn page_row(
+    meta: PageMeta,
+    warc_file: Arc<str>,
+    dom: &Dom,
+    sums: &[Subtree],
+    analysis: Analysis,
+    site: Option<Fractions>,
+) -> PageRow {
+    let total = sums.first().copied().unwrap_or_default();
+    let page = analysis.fractions;
+    let site = site.unwrap_or_default();
+    PageRow {
+        host: site_of(&meta.host).to_string(),
+        url: meta.url,
+        warc_file,
+        warc_offset: meta.offset,
+        record_id: meta.record_id,
+        fetch_date: meta.fetch_date,
+        http_status: meta.http_status,
+        charset: meta.charset,
+        truncated: meta.truncated,
+        html_bytes: meta.html_bytes,
+        dom_nodes: dom.len() as u32,
+        text_chars: total.text_chars,
+        words: total.words,
+        links: total.links,
+        title: dom
+            .title()
+            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")),
+        segments: analysis.segmentation.sections.len() as u32,
+        fractions: [
+            page.text,
+            page.anchor_text,
+            page.links,
+            page.html,
+            site.text,
+            site.links,
+            site.html,
+        ],
+        cleaned_text: analysis.cleaned_text,
+    }
+}
+
+/// A page's fractions as the bits `hosts` averages (see `site::dataflow::HostFact`).
+pub fn fraction_bits(row: &PageRow) -> [Option<u64>; 7] {
+    row.fractions.map(|f| f.map(f64::to_bits))
+}
