@@ -289,3 +289,50 @@ fn a_missing_or_damaged_input_file_fails_the_run_by_name_and_keeps_its_records()
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("nothing-here.warc.gz"));
 }
+
+#[test]
+fn records_reconcile_with_an_independent_count_of_the_real_warc_fixtures() {
+    let Some(dir) = stencil_tests::shared_dir("data/warc-samples") else {
+        return;
+    };
+    let files: Vec<PathBuf> = stencil_tests::warc_samples::EXPECTED
+        .iter()
+        .map(|e| dir.join(e.file))
+        .collect();
+    let out = scratch("run-fixtures").join("out");
+    run("run", &files, &out, &["-w", "2"]);
+    let warc_files = column(&out, "records", "warc_file");
+    let types = column(&out, "records", "record_type");
+    let outcomes = column(&out, "records", "outcome");
+    let offsets = column(&out, "records", "warc_offset");
+    let page_files = column(&out, "pages", "warc_file");
+    for (expected, path) in stencil_tests::warc_samples::EXPECTED.iter().zip(&files) {
+        let name = path.display().to_string();
+        let mine: Vec<usize> = (0..warc_files.len())
+            .filter(|&i| warc_files[i] == name)
+            .collect();
+        let mut by_type: BTreeMap<&str, u64> = BTreeMap::new();
+        for &i in &mine {
+            *by_type.entry(types[i].as_str()).or_default() += 1;
+        }
+        let want: BTreeMap<&str, u64> = expected.types.iter().copied().collect();
+        assert_eq!(by_type, want, "{}", expected.file);
+        let offset_sum: u64 = mine
+            .iter()
+            .map(|&i| offsets[i].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(offset_sum, expected.offset_sum, "{}", expected.file);
+        let pages = mine.iter().filter(|&&i| outcomes[i] == "page").count() as u64;
+        assert_eq!(pages, expected.pages, "{}", expected.file);
+        let rows = page_files.iter().filter(|f| **f == name).count() as u64;
+        assert_eq!(rows, expected.pages, "pages rows of {}", expected.file);
+    }
+    let total: u64 = stencil_tests::warc_samples::EXPECTED
+        .iter()
+        .flat_map(|e| e.types.iter().map(|(_, n)| n))
+        .sum();
+    assert_eq!(warc_files.len() as u64, total, "nothing more, nothing less");
+    let json = run_json(&out);
+    assert_eq!(json["records"]["records"].as_u64(), Some(total));
+    assert_eq!(json["records"]["read_errors"].as_u64(), Some(0));
+}

@@ -3,6 +3,7 @@
 pub mod clustering;
 pub mod gold;
 pub mod l3s;
+pub mod warc_samples;
 
 use std::io::{BufReader, Cursor, Write};
 use std::path::PathBuf;
