@@ -14,7 +14,17 @@ pub struct Counters {
     pub input_bytes: AtomicU64,
     pub pages: AtomicU64,
     pub html_bytes: AtomicU64,
+    /// The stage after reading, when a job has several (set by worker 0; empty while reading).
+    pub stage: std::sync::Mutex<&'static str>,
     done: AtomicBool,
+}
+
+impl Counters {
+    pub fn set_stage(&self, stage: &'static str) {
+        if let Ok(mut current) = self.stage.lock() {
+            *current = stage;
+        }
+    }
 }
 
 pub struct Reporter {
@@ -84,11 +94,16 @@ fn report(counters: &Counters, total_bytes: u64) {
         let pages = counters.pages.load(Ordering::Relaxed);
         let html = counters.html_bytes.load(Ordering::Relaxed);
         let seconds = start.elapsed().as_secs_f64().max(1e-9);
-        let rates = format!(
-            "{pages} pages, {:.0} pages/s, {:.1} MB/s HTML",
-            pages as f64 / seconds,
-            html as f64 / seconds / 1e6
-        );
+        let stage = counters.stage.lock().map_or("", |s| *s);
+        let rates = if stage.is_empty() {
+            format!(
+                "{pages} pages, {:.0} pages/s, {:.1} MB/s HTML",
+                pages as f64 / seconds,
+                html as f64 / seconds / 1e6
+            )
+        } else {
+            format!("{pages} pages read; {stage}")
+        };
         match &bar {
             Some(bar) => {
                 bar.set_position(bytes);

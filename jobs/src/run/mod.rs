@@ -509,11 +509,16 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
     let mine: Vec<usize> = (index..job.files.len()).step_by(peers).collect();
     let mut report = WorkerReport::default();
     let mut clock = Instant::now();
-    let mut lap = |report: &mut WorkerReport, stage: &str| {
+    let counters = job.reporter.clone();
+    // Each stage's time, and (on worker 0) the progress line names the stage that follows.
+    let mut lap = |report: &mut WorkerReport, stage: &str, next: &'static str| {
         report
             .seconds
             .push((stage.to_string(), clock.elapsed().as_secs_f64()));
         clock = Instant::now();
+        if index == 0 {
+            counters.set_stage(next);
+        }
     };
     // A failure to write stops this worker's work but not its part in the dataflows, or the
     // other workers would wait for it forever.
@@ -615,12 +620,17 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
             report.failures.push(format!("{}: {e}", path.display()));
         }
     }
-    lap(&mut report, "read and parse");
+    let next = if learn {
+        "site statistics"
+    } else {
+        "hosts and tables"
+    };
+    lap(&mut report, "read and parse", next);
 
     if let SiteSource::Learn { params, scheme } = &job.site {
         // 2. Site statistics.
         let models = dataflow::learn(worker, sample, *params, scheme.fingerprints());
-        lap(&mut report, "site statistics");
+        lap(&mut report, "site statistics", "labels");
 
         // 3. Labels, site-level fractions, training rows and the sample.
         let mut train_sample = match &job.plan {
@@ -670,7 +680,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
                 },
             ));
         }
-        lap(&mut report, "labels");
+        lap(&mut report, "labels", "training");
 
         // 4. The model.
         let scorer = match &job.plan {
@@ -695,7 +705,11 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
             model,
             smoothing: job.smoothing,
         });
-        lap(&mut report, "training");
+        lap(
+            &mut report,
+            "training",
+            "scoring, smoothing and cleaning pages",
+        );
         let scorer = match scorer {
             Ok(scorer) => Some(scorer),
             Err(e) => {
@@ -724,7 +738,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
         if let Err(e) = finished {
             failure.get_or_insert(e);
         }
-        lap(&mut report, "pages");
+        lap(&mut report, "pages", "hosts and tables");
     }
 
     report.pages = tally.pages;
@@ -764,7 +778,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
             failure = Some(e);
         }
     }
-    lap(&mut report, "hosts and tables");
+    lap(&mut report, "hosts and tables", "done");
     if let Some(e) = failure {
         report.failures.push(e);
     }
