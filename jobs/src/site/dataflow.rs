@@ -39,8 +39,15 @@ pub fn learn(
     params: Params,
     kind: Fingerprints,
 ) -> HashMap<String, HostModel> {
-    type Back = Rc<RefCell<Vec<((String, (u64, u32, u64)), isize)>>>;
-    type BackCounts = Rc<RefCell<Vec<((String, (u64, u32)), isize)>>>;
+    // Hosts travel as 64-bit hashes: sorting and joining on a u64 instead of a string is what
+    // makes this dataflow cheap, and every worker maps the hashes of its own hosts back.
+    type Back = Rc<RefCell<Vec<((u64, (u64, u32, u64)), isize)>>>;
+    type BackCounts = Rc<RefCell<Vec<((u64, (u64, u32)), isize)>>>;
+    let names: HashMap<u64, String> = local
+        .pages
+        .keys()
+        .map(|host| (host_key(host), host.clone()))
+        .collect();
     let me = worker.index() as u64;
     let sizes_back: Back = Rc::default();
     let counts_back: BackCounts = Rc::default();
@@ -48,11 +55,10 @@ pub fn learn(
 
     let (mut pages_in, mut candidates_in, mut occurrences_in, mut holders_in, probe) = worker
         .dataflow::<u64, _, _>(|scope| {
-            let (pages_in, pages) = scope.new_collection::<String, isize>();
-            let (candidates_in, candidates) = scope.new_collection::<(String, u64), isize>();
-            let (occurrences_in, occurrences) =
-                scope.new_collection::<((String, u64), u64), isize>();
-            let (holders_in, holders) = scope.new_collection::<(String, u64), isize>();
+            let (pages_in, pages) = scope.new_collection::<u64, isize>();
+            let (candidates_in, candidates) = scope.new_collection::<(u64, u64), isize>();
+            let (occurrences_in, occurrences) = scope.new_collection::<((u64, u64), u64), isize>();
+            let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
 
             let k = params.host_sample;
             // A host's sample: the k smallest distinct URL keys offered by any worker.
@@ -92,30 +98,30 @@ pub fn learn(
                 .inner
                 .exchange(|((_, (_, holder)), _, _)| *holder)
                 .inspect(move |((host, (size, _)), _, diff)| {
-                    sizes_sink.borrow_mut().push(((host.clone(), *size), *diff))
+                    sizes_sink.borrow_mut().push(((*host, *size), *diff))
                 })
                 .probe();
             kept.join(holders)
                 .inner
                 .exchange(|((_, (_, holder)), _, _)| *holder)
                 .inspect(move |((host, (kept, _)), _, diff)| {
-                    counts_sink
-                        .borrow_mut()
-                        .push(((host.clone(), *kept), *diff))
+                    counts_sink.borrow_mut().push(((*host, *kept), *diff))
                 })
                 .probe_with(&probe);
             (pages_in, candidates_in, occurrences_in, holders_in, probe)
         });
 
-    for (host, pages) in local.pages {
-        holders_in.insert((host.clone(), me));
-        pages_in.update(host, pages as isize);
+    for (host, pages) in &local.pages {
+        let host = host_key(host);
+        holders_in.insert((host, me));
+        pages_in.update(host, *pages as isize);
     }
     for (host, sample) in local.samples {
+        let host = host_key(&host);
         for (key, fingerprints) in sample.into_pages() {
-            candidates_in.insert((host.clone(), key));
+            candidates_in.insert((host, key));
             for fingerprint in fingerprints {
-                occurrences_in.insert(((host.clone(), key), fingerprint));
+                occurrences_in.insert(((host, key), fingerprint));
             }
         }
     }
@@ -133,9 +139,9 @@ pub fn learn(
     let mut sizes = sizes_back.take();
     consolidate(&mut sizes);
     for ((host, (pages, sampled, largest)), diff) in sizes {
-        if diff > 0 {
+        if let (true, Some(host)) = (diff > 0, names.get(&host)) {
             models.insert(
-                host,
+                host.clone(),
                 HostModel {
                     pages,
                     pages_sampled: sampled,
@@ -150,11 +156,18 @@ pub fn learn(
     let mut counts = counts_back.take();
     consolidate(&mut counts);
     for ((host, (fingerprint, count)), diff) in counts {
-        if let (true, Some(model)) = (diff > 0, models.get_mut(&host)) {
+        let model = names.get(&host).and_then(|name| models.get_mut(name));
+        if let (true, Some(model)) = (diff > 0, model) {
             model.counts.insert(fingerprint, count);
         }
     }
     models
+}
+
+/// A host's key in [`learn`]: 64 bits of xxh3, so a collision between two of a crawl's hosts
+/// is about as likely as 2^-64 times the number of host pairs.
+fn host_key(host: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(host.as_bytes())
 }
 
 /// One occurrence of a template, as a candidate for its row in `site_templates`: the row keeps
