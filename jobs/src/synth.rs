@@ -129,7 +129,8 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
         },
         page: run::PageArgs {
             smoothing: crate::score::SmoothingArgs::defaults(),
-            site_prior: run::DEFAULT_SITE_PRIOR,
+            site_weight: run::DEFAULT_SITE_WEIGHT,
+            basic: false,
         },
         memory_budget: 1 << 30,
         spill_dir: None,

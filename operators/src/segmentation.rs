@@ -337,6 +337,21 @@ fn breaks_line(dom: &Dom, i: usize) -> bool {
     dom.tag(i).is_some_and(|t| BREAK_TAGS.contains(&&**t))
 }
 
+/// The paper's Basic, for comparison with smoothing: every node keeps its own classifier score,
+/// and a node without one (text, or an element the classifier does not score) takes its
+/// nearest scored ancestor's (0 where there is none). Fed to [`cleaned_text`], an element
+/// scored ≥ τ goes with its subtree.
+pub fn unsmoothed(dom: &Dom, scores: &[Option<f32>]) -> Vec<f32> {
+    let mut values = vec![0.0f32; dom.len()];
+    for i in 0..dom.len().min(scores.len()) {
+        values[i] = match scores[i] {
+            Some(score) => score,
+            None => dom.parent(i).map_or(0.0, |p| values[p]),
+        };
+    }
+    values
+}
+
 /// The visible text of the nodes smoothed below `threshold` (τ): white space collapsed as a
 /// browser does, one line per block (a line break wherever a block element starts or ends,
 /// kept or dropped, and at `<br>`), no empty lines.
@@ -681,5 +696,28 @@ mod tests {
                 assert!(seg.smoothed[p] <= seg.smoothed[i]);
             }
         }
+    }
+
+    #[test]
+    fn unsmoothed_scores_pass_down_to_unscored_nodes() {
+        let dom = crate::dom::parse("<body><div><p>a</p></div><p>b</p></body>", 512);
+        let scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| match dom.tag(i).map(|t| &**t) {
+                Some("div") => Some(0.9),
+                Some("p") => Some(0.2),
+                _ => None,
+            })
+            .collect();
+        let values = unsmoothed(&dom, &scores);
+        for i in 0..dom.len() {
+            match (dom.tag(i).map(|t| &**t), dom.text(i)) {
+                (Some("div"), _) => assert_eq!(values[i], 0.9),
+                (Some("p"), _) => assert_eq!(values[i], 0.2),
+                (None, Some(_)) => assert_eq!(values[i], 0.2, "text takes its p's score"),
+                _ => {}
+            }
+        }
+        // The div goes with its subtree, whatever its paragraph's own score.
+        assert_eq!(cleaned_text(&dom, &values, 0.5), "b");
     }
 }

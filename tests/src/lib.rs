@@ -1,6 +1,7 @@
 //! Helpers shared by the workspace integration tests.
 
 pub mod clustering;
+pub mod end_to_end;
 pub mod gold;
 pub mod l3s;
 pub mod warc_samples;

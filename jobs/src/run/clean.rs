@@ -52,7 +52,7 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
         .unwrap_or_default();
     let sums = summarize(&dom, &host);
-    let analysis = super::page::analyse(&dom, &sums, &scorer, None, 0.0);
+    let analysis = super::page::analyse(&dom, &sums, &scorer, None, args.page_args.options()?);
     let mut out = std::io::stdout().lock();
     let written = out
         .write_all(analysis.cleaned_text.as_bytes())

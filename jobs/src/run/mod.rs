@@ -68,8 +68,8 @@ pub const TABLES: [&str; 6] = [
     "records",
 ];
 
-/// `--site-prior` by default (see docs/evaluation.md, "Smooth + site").
-pub const DEFAULT_SITE_PRIOR: f32 = 0.0;
+/// `--site-weight` by default (see docs/evaluation.md, "Smooth + site").
+pub const DEFAULT_SITE_WEIGHT: f32 = 0.4;
 
 /// Hosts with site-level labels a crawl needs before `run` trusts a model fitted on it.
 pub const MIN_TRAINING_HOSTS: usize = 10;
@@ -103,20 +103,28 @@ pub struct RunArgs {
 pub struct PageArgs {
     #[command(flatten)]
     pub smoothing: SmoothingArgs,
-    /// Smooth + site: scores of nodes inside the host's site-level templates are raised to at
-    /// least this before smoothing (0 = off; see docs/evaluation.md).
-    #[arg(long, default_value_t = DEFAULT_SITE_PRIOR)]
-    pub site_prior: f32,
+    /// Smooth + site: on hosts with site-level statistics, blend each classifier score x with
+    /// the site-level call s (1 inside a site template, 0 outside) before smoothing:
+    /// (1 − w)·x + w·s. 0 = off; see docs/evaluation.md.
+    #[arg(long, default_value_t = DEFAULT_SITE_WEIGHT)]
+    pub site_weight: f32,
+    /// No smoothing: each element is template when its own score is ≥ τ, and takes its
+    /// subtree with it (the paper's Basic, for comparisons; `segments` stays empty).
+    #[arg(long)]
+    pub basic: bool,
 }
 
 impl PageArgs {
-    fn site_prior(&self) -> Result<f32, String> {
-        if (0.0..=1.0).contains(&self.site_prior) {
-            Ok(self.site_prior)
+    pub fn options(&self) -> Result<page::Options, String> {
+        if (0.0..=1.0).contains(&self.site_weight) {
+            Ok(page::Options {
+                site_weight: self.site_weight,
+                basic: self.basic,
+            })
         } else {
             Err(format!(
-                "--site-prior must be in [0, 1], not {}",
-                self.site_prior
+                "--site-weight must be in [0, 1], not {}",
+                self.site_weight
             ))
         }
     }
@@ -134,7 +142,7 @@ pub struct ApplyArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// The output folder of an earlier `run`: its site_templates give the site-level
-    /// fractions of pages of the same hosts (and the prior, with --site-prior).
+    /// fractions of pages of the same hosts (and the blend, with --site-weight).
     #[arg(long)]
     pub site_templates: Option<PathBuf>,
     #[command(flatten)]
@@ -183,7 +191,7 @@ struct Job {
     site: SiteSource,
     plan: ModelPlan,
     smoothing: crate::score::Smoothing,
-    site_prior: f32,
+    options: page::Options,
     training_table: bool,
     /// Each worker's share of the memory budget, and where it spills.
     worker_budget: usize,
@@ -281,7 +289,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         },
         plan,
         smoothing,
-        site_prior: args.page.site_prior()?,
+        options: args.page.options()?,
         training_table: !site.no_training,
         memory_budget: args.memory_budget,
         spill_dir: args.spill_dir.clone(),
@@ -325,7 +333,7 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         site,
         plan: ModelPlan::Given(model, source),
         smoothing,
-        site_prior: args.page.site_prior()?,
+        options: args.page.options()?,
         training_table: false,
         memory_budget: 0,
         spill_dir: None,
@@ -428,7 +436,7 @@ struct Setup<'a> {
     site: SiteSource,
     plan: ModelPlan,
     smoothing: crate::score::Smoothing,
-    site_prior: f32,
+    options: page::Options,
     training_table: bool,
     memory_budget: u64,
     spill_dir: Option<PathBuf>,
@@ -464,7 +472,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         site: setup.site,
         plan: setup.plan,
         smoothing: setup.smoothing,
-        site_prior: setup.site_prior,
+        options: setup.options,
         training_table: setup.training_table,
         worker_budget: (setup.memory_budget / workers as u64) as usize,
         spill_dir: setup.spill_dir.unwrap_or_else(|| setup.out.join(".spill")),
@@ -808,7 +816,7 @@ fn finish(
 ) -> Result<(), String> {
     let Kept { meta, dom, sums } = kept;
     let inside = roots.map(|roots| page::inside_roots(&dom, &roots));
-    let analysis = page::analyse(&dom, &sums, scorer, inside.as_deref(), job.site_prior);
+    let analysis = page::analyse(&dom, &sums, scorer, inside.as_deref(), job.options);
     let site: Option<Fractions> = inside
         .as_ref()
         .map(|inside| fractions::of(&dom, &sums, inside));
@@ -1025,7 +1033,8 @@ fn write_run_json(
         );
         map.insert("max_levels".into(), job.smoothing.params.max_levels.into());
         map.insert("threshold".into(), job.smoothing.threshold.into());
-        map.insert("site_prior".into(), job.site_prior.into());
+        map.insert("site_weight".into(), job.options.site_weight.into());
+        map.insert("basic".into(), job.options.basic.into());
     }
     let json = serde_json::json!({
         "stencil": env!("CARGO_PKG_VERSION"),

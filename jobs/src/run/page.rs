@@ -25,28 +25,48 @@ pub struct Analysis {
     pub cleaned_text: String,
 }
 
+/// How a page's scores become template calls, besides the smoothing parameters.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Smooth + site: on hosts with site-level statistics, each score is blended with the
+    /// site-level call before smoothing, x' = (1 − w)·x + w·s with s = 1 inside a site-level
+    /// template and 0 outside (w = 0: off).
+    pub site_weight: f32,
+    /// The paper's Basic: no smoothing, each element judged by its own score (for
+    /// comparison; no sections).
+    pub basic: bool,
+}
+
 /// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
-/// site-level templates (when the host has statistics); with `site_prior` > 0 their scores are
-/// raised to at least `site_prior` before smoothing (the "Smooth + site" variant measured in
-/// docs/evaluation.md).
+/// site-level templates (when the host has statistics), for `options.site_weight` (the "Smooth
+/// + site" variant measured in docs/evaluation.md).
 pub fn analyse(
     dom: &Dom,
     sums: &[Subtree],
     scorer: &Scorer,
     site_inside: Option<&[bool]>,
-    site_prior: f32,
+    options: Options,
 ) -> Analysis {
+    let weight = options.site_weight;
     let page_features = features::compute(dom, sums);
     let mut scores = scorer.model.score_page(dom, &page_features);
-    if let (Some(inside), true) = (site_inside, site_prior > 0.0) {
-        for (score, _) in scores.iter_mut().zip(inside).filter(|(_, inside)| **inside) {
+    if let (Some(inside), true) = (site_inside, weight > 0.0) {
+        for (score, &inside) in scores.iter_mut().zip(inside) {
             if let Some(score) = score {
-                *score = score.max(site_prior);
+                *score = (1.0 - weight) * *score + weight * f32::from(u8::from(inside));
             }
         }
     }
     let smoothing = &scorer.smoothing;
-    let segmentation = segmentation::segment(dom, &scores, &page_features.area, &smoothing.params);
+    let segmentation = if options.basic {
+        Segmentation {
+            smoothed: segmentation::unsmoothed(dom, &scores),
+            smoothed_node: vec![false; dom.len()],
+            ..Segmentation::default()
+        }
+    } else {
+        segmentation::segment(dom, &scores, &page_features.area, &smoothing.params)
+    };
     let template: Vec<bool> = segmentation
         .smoothed
         .iter()
