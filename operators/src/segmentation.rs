@@ -709,11 +709,11 @@ mod tests {
             })
             .collect();
         let values = unsmoothed(&dom, &scores);
-        for i in 0..dom.len() {
+        for (i, &value) in values.iter().enumerate() {
             match (dom.tag(i).map(|t| &**t), dom.text(i)) {
-                (Some("div"), _) => assert_eq!(values[i], 0.9),
-                (Some("p"), _) => assert_eq!(values[i], 0.2),
-                (None, Some(_)) => assert_eq!(values[i], 0.2, "text takes its p's score"),
+                (Some("div"), _) => assert_eq!(value, 0.9),
+                (Some("p"), _) => assert_eq!(value, 0.2),
+                (None, Some(_)) => assert_eq!(value, 0.2, "text takes its p's score"),
                 _ => {}
             }
         }
