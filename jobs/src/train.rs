@@ -226,14 +226,13 @@ fn fit_sample(sample: StratifiedSample, settings: &TrainSettings) -> Result<Mode
             examples.len()
         ));
     }
-    let validation = model::validate(&examples, &settings.fit)?;
     let mut facts = settings.facts.clone();
     if let Some(map) = facts.as_object_mut() {
         map.insert("examples".into(), examples.len().into());
         map.insert("templates".into(), templates.into());
     }
     let mut fitted = model::fit(&examples, &settings.fit, facts)?;
-    fitted.validation = Some(validation);
+    fitted.validation = Some(model::validate(&examples, &settings.fit, &fitted)?);
     Ok(fitted)
 }
 

@@ -153,6 +153,60 @@ fn pages_carry_fractions_and_cleaned_text() {
 }
 
 #[test]
+fn training_rows_come_from_the_sampled_pages_unless_all_are_asked_for() {
+    let dir = scratch("run-training-rows");
+    let files = crawl(&dir, 2);
+    let settings = ["--min-training-hosts", "2", "--host-sample", "10"];
+    let sampled = dir.join("sampled");
+    run("run", &files, &sampled, &settings);
+    let all = dir.join("all");
+    run(
+        "run",
+        &files,
+        &all,
+        &[&settings[..], &["--all-training-rows"]].concat(),
+    );
+
+    let pages_per_host = |out: &Path| {
+        let mut pages: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+        let urls = column(out, "training", "url");
+        for (host, url) in column(out, "training", "host").into_iter().zip(urls) {
+            pages.entry(host).or_default().insert(url);
+        }
+        pages
+    };
+    let from_sample = pages_per_host(&sampled);
+    let from_all = pages_per_host(&all);
+    assert!(from_sample.len() >= 2, "{from_sample:?}");
+    assert_eq!(
+        from_sample.keys().collect::<Vec<_>>(),
+        from_all.keys().collect::<Vec<_>>()
+    );
+    for (host, urls) in &from_sample {
+        assert!(urls.len() <= 10, "{host}: {} pages", urls.len());
+        assert!(urls.is_subset(&from_all[host]));
+        assert!(
+            from_all[host].len() > 10,
+            "{host}: {}",
+            from_all[host].len()
+        );
+    }
+    let mut subset = rows(&sampled, "training");
+    let mut superset = rows(&all, "training");
+    subset.sort();
+    superset.sort();
+    assert!(subset.iter().all(|row| superset.binary_search(row).is_ok()));
+    // The classifier learns from the sampled pages either way.
+    let buckets = |out: &Path| {
+        let model: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("model.json")).unwrap())
+                .unwrap();
+        model["buckets"].clone()
+    };
+    assert_eq!(buckets(&sampled), buckets(&all));
+}
+
+#[test]
 fn a_crawl_too_small_to_train_falls_back_to_the_shipped_model() {
     let dir = scratch("run-fallback");
     let files = crawl(&dir, 1);

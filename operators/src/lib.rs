@@ -16,6 +16,7 @@ pub mod http;
 pub mod inventory;
 pub mod isotonic;
 pub mod labels;
+pub mod logistic;
 pub mod model;
 pub mod normalize;
 pub mod page;

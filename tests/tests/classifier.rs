@@ -68,7 +68,9 @@ fn host_disjoint_auc_on_the_dev_crawl_is_at_least_0_85() {
     );
     let _ = std::fs::remove_file(file);
     let examples = sample.into_examples();
-    let validation = model::validate(&examples, &FitParams::default()).expect("fit");
+    let params = FitParams::default();
+    let fitted = model::fit(&examples, &params, serde_json::Value::Null).expect("fit");
+    let validation = model::validate(&examples, &params, &fitted).expect("fit");
     eprintln!(
         "{} examples from {} hosts; host-disjoint AUC {:?}; per bucket {:?}; P {:?} R {:?}",
         validation.examples,

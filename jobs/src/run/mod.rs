@@ -96,6 +96,21 @@ pub struct RunArgs {
     /// Where pages spill past the memory budget (local disk); OUT/.spill by default.
     #[arg(long)]
     pub spill_dir: Option<PathBuf>,
+    /// Write `training` rows for every page of every labelled host, not only for the pages
+    /// sampled for the site statistics (up to --host-sample per host), which are the ones the
+    /// classifier learns from. Every page's rows cost about a quarter of the run's time and
+    /// grow with the crawl instead of with its number of hosts.
+    #[arg(long, conflicts_with = "no_training")]
+    pub all_training_rows: bool,
+}
+
+/// Which pages of labelled hosts give `training` rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TrainingRows {
+    None,
+    /// The pages in the host's sample, the classifier's own training data (the default).
+    Sampled,
+    All,
 }
 
 /// The page-level settings `run`, `apply` and `clean` share.
@@ -192,7 +207,7 @@ struct Job {
     plan: ModelPlan,
     smoothing: crate::score::Smoothing,
     options: page::Options,
-    training_table: bool,
+    training_rows: TrainingRows,
     /// Each worker's share of the memory budget, and where it spills.
     worker_budget: usize,
     spill_dir: PathBuf,
@@ -290,7 +305,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         plan,
         smoothing,
         options: args.page.options()?,
-        training_table: !site.no_training,
+        training_rows: match (site.no_training, args.all_training_rows) {
+            (true, _) => TrainingRows::None,
+            (false, false) => TrainingRows::Sampled,
+            (false, true) => TrainingRows::All,
+        },
         memory_budget: args.memory_budget,
         spill_dir: args.spill_dir.clone(),
         tables: &TABLES,
@@ -334,7 +353,7 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         plan: ModelPlan::Given(model, source),
         smoothing,
         options: args.page.options()?,
-        training_table: false,
+        training_rows: TrainingRows::None,
         memory_budget: 0,
         spill_dir: None,
         tables,
@@ -437,7 +456,7 @@ struct Setup<'a> {
     plan: ModelPlan,
     smoothing: crate::score::Smoothing,
     options: page::Options,
-    training_table: bool,
+    training_rows: TrainingRows,
     memory_budget: u64,
     spill_dir: Option<PathBuf>,
     tables: &'a [&'a str],
@@ -473,7 +492,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         plan: setup.plan,
         smoothing: setup.smoothing,
         options: setup.options,
-        training_table: setup.training_table,
+        training_rows: setup.training_rows,
         worker_budget: (setup.memory_budget / workers as u64) as usize,
         spill_dir: setup.spill_dir.unwrap_or_else(|| setup.out.join(".spill")),
         reporter: reporter.counters_arc(),
@@ -663,7 +682,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
                 model,
                 *scheme,
                 &mut findings,
-                training,
+                (training, job.training_rows == TrainingRows::All),
                 train_sample.as_mut(),
             )?;
             roots_of.push(model.labelled.then(|| {
@@ -884,8 +903,10 @@ impl Parts {
             records: StreamingPart::records(out, worker)?,
             pages: StreamingPart::pages(out, worker)?,
             segments: StreamingPart::segments(out, worker)?,
-            training: match (&job.site, job.training_table) {
-                (SiteSource::Learn { .. }, true) => Some(StreamingPart::training(out, worker)?),
+            training: match (&job.site, job.training_rows) {
+                (SiteSource::Learn { .. }, TrainingRows::Sampled | TrainingRows::All) => {
+                    Some(StreamingPart::training(out, worker)?)
+                }
                 _ => None,
             },
         })

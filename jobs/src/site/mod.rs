@@ -319,7 +319,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                     model,
                     job.scheme,
                     &mut findings,
-                    training.as_mut(),
+                    (training.as_mut(), true),
                     sample.as_mut(),
                 );
                 if let Err(e) = result {
@@ -394,8 +394,9 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
 
 /// Labels one page (its URL, its raw host, its DOM and subtree sums) against its host's model:
 /// its templated-text fraction, candidates for the `site_templates` rows, and its `training`
-/// rows and sample examples. Returns the page's template roots (the hash of each node that
-/// roots a site-level template), which `stencil run` turns into site-level fractions.
+/// rows (only if it is a sampled page, unless `every_page`) and sample examples. Returns the
+/// page's template roots (the hash of each node that roots a site-level template), which
+/// `stencil run` turns into site-level fractions.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn label_page(
     (url, raw_host): (&str, &str),
@@ -404,7 +405,7 @@ pub(crate) fn label_page(
     model: &HostModel,
     scheme: Scheme,
     findings: &mut LocalFindings,
-    training: Option<&mut StreamingPart<TrainingRow>>,
+    (training, every_page): (Option<&mut StreamingPart<TrainingRow>>, bool),
     sample: Option<&mut StratifiedSample>,
 ) -> Result<Vec<Option<u64>>, String> {
     let host = site_of(raw_host);
@@ -450,6 +451,7 @@ pub(crate) fn label_page(
     }
     // The classifier learns from sampled pages only, so no host weighs more than its sample.
     let sample = sample.filter(|_| sampled);
+    let training = training.filter(|_| sampled || every_page);
     if training.is_none() && sample.is_none() {
         return Ok(roots);
     }
