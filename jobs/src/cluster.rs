@@ -5,8 +5,16 @@
 //! itself.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
+
+/// How long a worker with nothing to do sleeps before looking again. Workers wait for each
+/// other at every stage boundary (one with fewer or smaller files waits for the others'
+/// pages); spinning there, as `Worker::step_while` does, takes a core from the workers still
+/// parsing, or half of one where two vCPUs are hyperthreads of one core. timely wakes a parked
+/// worker when data or progress arrives; the timeout only bounds a missed wake-up.
+pub const IDLE_PARK: Duration = Duration::from_millis(10);
 
 #[derive(Args, Clone, Debug)]
 pub struct ClusterArgs {

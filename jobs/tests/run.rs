@@ -100,6 +100,12 @@ fn same_tables_with_one_or_two_workers_two_processes_and_spilling() {
     run("run", &files, &two, &[&train[..], &["-w", "2"]].concat());
     assert_same_tables(&tables(&two, &TABLES), &reference, "-w 2 against -w 1");
 
+    // More workers than files: workers share files record by record.
+    let seven = dir.join("w7");
+    run("run", &files, &seven, &[&train[..], &["-w", "7"]].concat());
+    assert_same_tables(&tables(&seven, &TABLES), &reference, "-w 7 against -w 1");
+    assert_eq!(run_json(&seven)["inventory"]["files"], 5);
+
     let processes = dir.join("p2");
     two_processes("run", &files, &processes, &train, 41);
     assert_same_tables(
@@ -314,23 +320,35 @@ fn a_missing_or_damaged_input_file_fails_the_run_by_name_and_keeps_its_records()
     // Cut the second file in the middle of a gzip member.
     let bytes = std::fs::read(&files[1]).unwrap();
     std::fs::write(&files[1], &bytes[..bytes.len() / 2 + 7]).unwrap();
-    let out = dir.join("out");
-    let result = stencil()
-        .arg("run")
-        .args(&files)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    // A truncated member is an error record, not a failed file: the run completes.
-    assert!(result.status.success(), "{stderr}");
-    let outcomes = column(&out, "records", "outcome");
-    assert!(outcomes.iter().any(|o| o == "error"), "{outcomes:?}");
-    let json = run_json(&out);
-    let counted = json["records"]["records"].as_u64().unwrap()
-        + json["records"]["read_errors"].as_u64().unwrap();
-    assert_eq!(outcomes.len() as u64, counted);
+    // One worker per file, then three workers sharing each file's records.
+    let mut reference: Option<Vec<String>> = None;
+    for workers in ["1", "3"] {
+        let out = dir.join(format!("out-w{workers}"));
+        let result = stencil()
+            .arg("run")
+            .args(&files)
+            .arg("--out")
+            .arg(&out)
+            .args(["-w", workers])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&result.stderr);
+        // A truncated member is an error record, not a failed file: the run completes.
+        assert!(result.status.success(), "{stderr}");
+        let outcomes = column(&out, "records", "outcome");
+        assert!(outcomes.iter().any(|o| o == "error"), "{outcomes:?}");
+        let json = run_json(&out);
+        let counted = json["records"]["records"].as_u64().unwrap()
+            + json["records"]["read_errors"].as_u64().unwrap();
+        assert_eq!(outcomes.len() as u64, counted);
+        assert_eq!(json["inventory"]["files"], 2);
+        let mut records = rows(&out, "records");
+        records.sort();
+        match &reference {
+            None => reference = Some(records),
+            Some(reference) => assert_eq!(&records, reference, "-w {workers} against -w 1"),
+        }
+    }
 
     let missing = stencil()
         .arg("run")
@@ -353,14 +371,23 @@ fn records_reconcile_with_an_independent_count_of_the_real_warc_fixtures() {
         .iter()
         .map(|e| dir.join(e.file))
         .collect();
-    let out = scratch("run-fixtures").join("out");
-    run("run", &files, &out, &["-w", "2"]);
-    let warc_files = column(&out, "records", "warc_file");
-    let types = column(&out, "records", "record_type");
-    let outcomes = column(&out, "records", "outcome");
-    let offsets = column(&out, "records", "warc_offset");
-    let page_files = column(&out, "pages", "warc_file");
-    for (expected, path) in stencil_tests::warc_samples::EXPECTED.iter().zip(&files) {
+    // Two workers read whole files; five share them record by record.
+    for workers in ["2", "5"] {
+        let out = scratch(&format!("run-fixtures-w{workers}")).join("out");
+        run("run", &files, &out, &["-w", workers]);
+        reconcile(&files, &out);
+    }
+}
+
+/// The `records` and `pages` tables of a run over the WARC fixtures against the counts made
+/// independently (with warcio) in `stencil_tests::warc_samples`.
+fn reconcile(files: &[PathBuf], out: &Path) {
+    let warc_files = column(out, "records", "warc_file");
+    let types = column(out, "records", "record_type");
+    let outcomes = column(out, "records", "outcome");
+    let offsets = column(out, "records", "warc_offset");
+    let page_files = column(out, "pages", "warc_file");
+    for (expected, path) in stencil_tests::warc_samples::EXPECTED.iter().zip(files) {
         let name = path.display().to_string();
         let mine: Vec<usize> = (0..warc_files.len())
             .filter(|&i| warc_files[i] == name)
@@ -386,7 +413,7 @@ fn records_reconcile_with_an_independent_count_of_the_real_warc_fixtures() {
         .flat_map(|e| e.types.iter().map(|(_, n)| n))
         .sum();
     assert_eq!(warc_files.len() as u64, total, "nothing more, nothing less");
-    let json = run_json(&out);
+    let json = run_json(out);
     assert_eq!(json["records"]["records"].as_u64(), Some(total));
     assert_eq!(json["records"]["read_errors"].as_u64(), Some(0));
 }

@@ -533,7 +533,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
 /// One worker's whole job. Returns the merged report of all workers on worker 0.
 fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, String> {
     let (index, peers) = (worker.index(), worker.peers());
-    let mine: Vec<usize> = (index..job.files.len()).step_by(peers).collect();
+    let mine = crate::files::shares(index, peers, job.files.len());
     let mut report = WorkerReport::default();
     let mut clock = Instant::now();
     let counters = job.reporter.clone();
@@ -574,7 +574,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
         }
         _ => None,
     };
-    for &file in &mine {
+    for &(file, share) in &mine {
         let path = &job.files[file];
         let name = &job.names[file];
         let mut last = stencil_operators::inventory::Progress::default();
@@ -638,13 +638,24 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
             let add = |counter: &std::sync::atomic::AtomicU64, now: u64, before: u64| {
                 counter.fetch_add(now.saturating_sub(before), Ordering::Relaxed);
             };
-            add(&counters.input_bytes, p.offset, last.offset);
+            // A shared file's bytes are counted by its first reader only.
+            if share.part == 0 {
+                add(&counters.input_bytes, p.offset, last.offset);
+            }
             add(&counters.pages, p.pages, last.pages);
             add(&counters.html_bytes, p.html_bytes, last.html_bytes);
             last = p;
         };
-        let result = for_each_record(path, &job.limits, &mut report.inventory, visit, progress);
-        if let Err(e) = result {
+        let result = for_each_record(
+            path,
+            &job.limits,
+            share,
+            &mut report.inventory,
+            visit,
+            progress,
+        );
+        // Every reader of a shared file meets the same failure; its first reader reports it.
+        if let (Err(e), 0) = (result, share.part) {
             // Keep going: the file's records read so far are in `records`; the run fails at
             // the end, naming the file.
             report.failures.push(format!("{}: {e}", path.display()));
@@ -945,7 +956,7 @@ fn gather_reports(worker: &mut Worker, report: WorkerReport) -> Option<WorkerRep
     input.send(serde_json::to_string(&report).unwrap_or_default());
     input.advance_to(1);
     drop(input);
-    worker.step_while(|| probe.less_than(&1));
+    worker.step_or_park_while(Some(crate::cluster::IDLE_PARK), || probe.less_than(&1));
     if worker.index() != 0 {
         return None;
     }
