@@ -131,6 +131,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             smoothing: crate::score::SmoothingArgs::defaults(),
             site_weight: run::DEFAULT_SITE_WEIGHT,
             basic: false,
+            hidden_threshold: run::DEFAULT_HIDDEN_THRESHOLD,
         },
         memory_budget: 1 << 30,
         spill_dir: None,

@@ -352,6 +352,48 @@ pub fn unsmoothed(dom: &Dom, scores: &[Option<f32>]) -> Vec<f32> {
     values
 }
 
+/// The calls cleaning makes: each node's smoothed score, except inside a hidden element (one
+/// too small to be a node of the smoothing problem) whose own classifier score is at least
+/// `confident`: that element and its subtree take the higher of the two.
+///
+/// Why: smoothing folds a hidden element into its section, so a share bar, an "Advertisement"
+/// label or a "Print this page" link inside an article is judged by the article's score,
+/// whatever its own. The paper hides such elements because a reader cannot see them (its
+/// threshold is an area in pixels); ours is a size proxy, and these small blocks are visible
+/// boilerplate. Only a confident score overrides the section, so the smoothing's protection
+/// of small content (a byline, a price) against one noisy score stays for everything else.
+/// One pass in document order with a stack of the raised ancestors: linear at any depth.
+pub fn with_confident_hidden(
+    dom: &Dom,
+    segmentation: &Segmentation,
+    scores: &[Option<f32>],
+    confident: f32,
+) -> Vec<f32> {
+    let mut calls = segmentation.smoothed.clone();
+    // (end of the raised subtree, its value); values increase towards the top.
+    let mut raised: Vec<(usize, f32)> = Vec::new();
+    for (i, call) in calls.iter_mut().enumerate() {
+        while raised.last().is_some_and(|&(end, _)| end <= i) {
+            raised.pop();
+        }
+        let inherited = raised.last().map(|&(_, value)| value);
+        let own = match (segmentation.smoothed_node.get(i), scores.get(i)) {
+            (Some(false), Some(&Some(score))) if score >= confident => Some(score),
+            _ => None,
+        };
+        let value = match (inherited, own) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        let Some(value) = value else { continue };
+        *call = call.max(value);
+        if inherited.is_none_or(|a| value > a) {
+            raised.push((dom.subtree(i).end, value));
+        }
+    }
+    calls
+}
+
 /// The visible text of the nodes smoothed below `threshold` (τ): white space collapsed as a
 /// browser does, one line per block (a line break wherever a block element starts or ends,
 /// kept or dropped, and at `<br>`), no empty lines.
@@ -538,6 +580,87 @@ mod tests {
         assert_eq!(seg.sections.len(), 1);
         assert_eq!(seg.smoothed[element(&dom, "p", 0)], 0.2);
         assert_eq!(cleaned_text(&dom, &seg.smoothed, 0.5).lines().count(), 11);
+    }
+
+    #[test]
+    fn a_confident_hidden_element_leaves_the_cleaned_text_with_its_subtree() {
+        let dom = page(&format!(
+            "<html><body><article><p>{}</p><div><small>Advertisement</small></div><p>{}</p>\
+             <span>by Ann</span></article></body></html>",
+            "word ".repeat(40),
+            "more ".repeat(40)
+        ));
+        let area = char_area(&dom);
+        let (ad, small, byline) = (
+            element(&dom, "div", 0),
+            element(&dom, "small", 0),
+            element(&dom, "span", 0),
+        );
+        let mut scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| 0.1))
+            .collect();
+        scores[ad] = Some(0.95);
+        scores[byline] = Some(0.6);
+        let params = Params {
+            hidden_area: 20.0,
+            ..Params::default()
+        };
+        let seg = segment(&dom, &scores, &area, &params);
+        assert!(!seg.smoothed_node[ad] && !seg.smoothed_node[byline]);
+        assert!(
+            seg.smoothed[ad] < 0.5,
+            "smoothing folds the ad into the article"
+        );
+        assert!(cleaned_text(&dom, &seg.smoothed, 0.5).contains("Advertisement"));
+        let calls = with_confident_hidden(&dom, &seg, &scores, 0.8);
+        assert_eq!(
+            (calls[ad], calls[small]),
+            (0.95, 0.95),
+            "the subtree goes along"
+        );
+        assert_eq!(calls[byline], seg.smoothed[byline], "0.6 is not confident");
+        let text = cleaned_text(&dom, &calls, 0.5);
+        assert!(
+            !text.contains("Advertisement") && text.contains("by Ann"),
+            "{text}"
+        );
+        // Nothing else moves.
+        let outside = |(i, _): &(usize, _)| !dom.subtree(ad).contains(i);
+        for (i, (call, smoothed)) in calls.iter().zip(&seg.smoothed).enumerate().filter(outside) {
+            assert_eq!(call, smoothed, "node {i}");
+        }
+    }
+
+    #[test]
+    fn confident_hidden_elements_nested_deep_each_take_the_highest_score_above_them() {
+        let depth = 20_000;
+        let html = format!(
+            "<html><body>{}x{}</body></html>",
+            "<div>".repeat(depth),
+            "</div>".repeat(depth)
+        );
+        let dom = dom::parse(&html, 50_000);
+        let area = char_area(&dom);
+        // Scores rise and fall with depth, so a node's call is the highest confident score on
+        // its path, not its own.
+        let score_at = |i: usize| 0.85 + 0.1 * ((i % 1000) as f32 / 1000.0);
+        let scores: Vec<Option<f32>> = (0..dom.len())
+            .map(|i| dom.element(i).map(|_| score_at(i)))
+            .collect();
+        let seg = segment(&dom, &scores, &area, &Params::default());
+        let calls = with_confident_hidden(&dom, &seg, &scores, 0.9);
+        let mut highest = f32::MIN;
+        for i in 0..dom.len() {
+            if !seg.smoothed_node[i] {
+                if let Some(score) = scores[i].filter(|&s| s >= 0.9) {
+                    highest = highest.max(score);
+                }
+            }
+            if highest > f32::MIN {
+                assert_eq!(calls[i], seg.smoothed[i].max(highest), "node {i}");
+            }
+        }
+        assert!(highest > 0.94, "the chain is deep and hidden: {highest}");
     }
 
     #[test]

@@ -71,6 +71,9 @@ pub const TABLES: [&str; 6] = [
 /// `--site-weight` by default (see docs/evaluation.md, "Smooth + site").
 pub const DEFAULT_SITE_WEIGHT: f32 = 0.4;
 
+/// `--hidden-threshold` by default (see docs/evaluation.md, "Confident hidden elements").
+pub const DEFAULT_HIDDEN_THRESHOLD: f32 = 0.8;
+
 /// Hosts with site-level labels a crawl needs before `run` trusts a model fitted on it.
 pub const MIN_TRAINING_HOSTS: usize = 10;
 
@@ -127,21 +130,32 @@ pub struct PageArgs {
     /// subtree with it (the paper's Basic, for comparisons; `segments` stays empty).
     #[arg(long)]
     pub basic: bool,
+    /// An element too small to be smoothed (below --hidden-area) whose own score (after the
+    /// site blend) is at least this is template with its subtree, whatever its section: small
+    /// boilerplate inside content (share bars, "Advertisement"). Above 1 = off.
+    #[arg(long, default_value_t = DEFAULT_HIDDEN_THRESHOLD)]
+    pub hidden_threshold: f32,
 }
 
 impl PageArgs {
     pub fn options(&self) -> Result<page::Options, String> {
-        if (0.0..=1.0).contains(&self.site_weight) {
-            Ok(page::Options {
-                site_weight: self.site_weight,
-                basic: self.basic,
-            })
-        } else {
-            Err(format!(
+        if !(0.0..=1.0).contains(&self.site_weight) {
+            return Err(format!(
                 "--site-weight must be in [0, 1], not {}",
                 self.site_weight
-            ))
+            ));
         }
+        if self.hidden_threshold.is_nan() || self.hidden_threshold <= 0.0 {
+            return Err(format!(
+                "--hidden-threshold must be above 0, not {}",
+                self.hidden_threshold
+            ));
+        }
+        Ok(page::Options {
+            site_weight: self.site_weight,
+            basic: self.basic,
+            hidden_threshold: (self.hidden_threshold <= 1.0).then_some(self.hidden_threshold),
+        })
     }
 }
 
@@ -1067,6 +1081,10 @@ fn write_run_json(
         map.insert("threshold".into(), job.smoothing.threshold.into());
         map.insert("site_weight".into(), job.options.site_weight.into());
         map.insert("basic".into(), job.options.basic.into());
+        map.insert(
+            "hidden_threshold".into(),
+            job.options.hidden_threshold.into(),
+        );
     }
     let json = serde_json::json!({
         "stencil": env!("CARGO_PKG_VERSION"),

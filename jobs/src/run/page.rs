@@ -35,6 +35,9 @@ pub struct Options {
     /// The paper's Basic: no smoothing, each element judged by its own score (for
     /// comparison; no sections).
     pub basic: bool,
+    /// Hidden elements (too small to be smoothed) scored at least this are template with
+    /// their subtree, whatever their section (`segmentation::with_confident_hidden`).
+    pub hidden_threshold: Option<f32>,
 }
 
 /// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
@@ -67,14 +70,18 @@ pub fn analyse(
     } else {
         segmentation::segment(dom, &scores, &page_features.area, &smoothing.params)
     };
-    let template: Vec<bool> = segmentation
-        .smoothed
-        .iter()
-        .map(|&y| y >= smoothing.threshold)
-        .collect();
+    // The calls behind `template`, the fractions and the cleaned text; `segments` keeps the
+    // smoothed scores themselves.
+    let calls = match options.hidden_threshold {
+        Some(confident) if !options.basic => {
+            segmentation::with_confident_hidden(dom, &segmentation, &scores, confident)
+        }
+        _ => segmentation.smoothed.clone(),
+    };
+    let template: Vec<bool> = calls.iter().map(|&y| y >= smoothing.threshold).collect();
     Analysis {
         fractions: fractions::of(dom, sums, &template),
-        cleaned_text: segmentation::cleaned_text(dom, &segmentation.smoothed, smoothing.threshold),
+        cleaned_text: segmentation::cleaned_text(dom, &calls, smoothing.threshold),
         scores,
         segmentation,
         template,

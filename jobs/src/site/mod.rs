@@ -50,7 +50,8 @@ pub struct SiteArgs {
     /// WARC files (.warc, .warc.gz) or directories holding them.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Output folder; the tables are written to OUT/site_templates, OUT/hosts, OUT/training.
+    /// Output folder; each table is written to OUT/<table>/part-*.parquet (the command's
+    /// description lists its tables).
     #[arg(long)]
     pub out: PathBuf,
     /// How training labels are made from the site-level templates.
