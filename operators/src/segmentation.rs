@@ -470,6 +470,13 @@ mod tests {
             .expect("element present")
     }
 
+    /// `score(i)` for every element i, `None` for the other nodes (what the classifier gives).
+    fn element_scores(dom: &Dom, score: impl Fn(usize) -> f32) -> Vec<Option<f32>> {
+        (0..dom.len())
+            .map(|i| dom.element(i).map(|_| score(i)))
+            .collect()
+    }
+
     /// Area = visible characters below each node (the size proxy without media).
     fn char_area(dom: &Dom) -> Vec<f32> {
         let mut area = vec![0.0f32; dom.len()];
@@ -502,9 +509,7 @@ mod tests {
         );
         // The classifier is unsure about the second paragraph (0.55) and about one menu
         // link (0.4): smoothing should side with their sections.
-        let mut scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| 0.3))
-            .collect();
+        let mut scores: Vec<Option<f32>> = element_scores(&dom, |_| 0.3);
         let set_elements = |scores: &mut Vec<Option<f32>>, root: usize, value: f32| {
             let end = dom.node(root).end as usize;
             for (i, score) in scores.iter_mut().enumerate().take(end).skip(root) {
@@ -554,9 +559,7 @@ mod tests {
         ));
         let area = char_area(&dom);
         let (ul, link) = (element(&dom, "ul", 0), element(&dom, "a", 3));
-        let mut scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| 0.9))
-            .collect();
+        let mut scores: Vec<Option<f32>> = element_scores(&dom, |_| 0.9);
         scores[ul] = Some(0.2);
         scores[link] = Some(0.0);
         let params = |c| Params {
@@ -596,9 +599,7 @@ mod tests {
             element(&dom, "small", 0),
             element(&dom, "span", 0),
         );
-        let mut scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| 0.1))
-            .collect();
+        let mut scores: Vec<Option<f32>> = element_scores(&dom, |_| 0.1);
         scores[ad] = Some(0.95);
         scores[byline] = Some(0.6);
         let params = Params {
@@ -644,9 +645,7 @@ mod tests {
         // Scores rise and fall with depth, so a node's call is the highest confident score on
         // its path, not its own.
         let score_at = |i: usize| 0.85 + 0.1 * ((i % 1000) as f32 / 1000.0);
-        let scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| score_at(i)))
-            .collect();
+        let scores: Vec<Option<f32>> = element_scores(&dom, score_at);
         let seg = segment(&dom, &scores, &area, &Params::default());
         let calls = with_confident_hidden(&dom, &seg, &scores, 0.9);
         let mut highest = f32::MIN;
@@ -673,9 +672,7 @@ mod tests {
             "visible words ".repeat(10)
         ));
         let area = char_area(&dom);
-        let mut scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| 0.9))
-            .collect();
+        let mut scores: Vec<Option<f32>> = element_scores(&dom, |_| 0.9);
         scores[element(&dom, "body", 0)] = Some(0.1);
         let seg = segment(&dom, &scores, &area, &Params::default());
         assert_eq!(seg.smoothed_nodes(), 2, "html and body");
@@ -686,9 +683,7 @@ mod tests {
     fn penalty_forms_follow_the_paper() {
         let dom = page(ARTICLE);
         let area = char_area(&dom);
-        let scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| 0.5))
-            .collect();
+        let scores: Vec<Option<f32>> = element_scores(&dom, |_| 0.5);
         for penalty in Penalty::ALL {
             let name = penalty.name();
             assert_eq!(name.parse::<Penalty>(), Ok(penalty));
@@ -784,9 +779,7 @@ mod tests {
         let dom = page(&html);
         assert!(dom.depth_limited());
         let area = char_area(&dom);
-        let scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| if i % 3 == 0 { 0.9 } else { 0.2 }))
-            .collect();
+        let scores: Vec<Option<f32>> = element_scores(&dom, |i| if i % 3 == 0 { 0.9 } else { 0.2 });
         let seg = segment(&dom, &scores, &area, &Params::default());
         assert!(seg.smoothed_nodes() > 1_000);
         let text = cleaned_text(&dom, &seg.smoothed, DEFAULT_THRESHOLD);
@@ -809,9 +802,8 @@ mod tests {
         let dom = page(&html);
         assert!(dom.len() > 100_000);
         let area = char_area(&dom);
-        let scores: Vec<Option<f32>> = (0..dom.len())
-            .map(|i| dom.element(i).map(|_| ((i * 7919) % 1000) as f32 / 1000.0))
-            .collect();
+        let scores: Vec<Option<f32>> =
+            element_scores(&dom, |i| ((i * 7919) % 1000) as f32 / 1000.0);
         let seg = segment(&dom, &scores, &area, &Params::default());
         assert!(seg.quantized && seg.levels <= 256);
         for i in 1..dom.len() {
