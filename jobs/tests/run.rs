@@ -95,6 +95,10 @@ fn same_tables_with_one_or_two_workers_two_processes_and_spilling() {
     assert_eq!(json["model"]["source"], "trained");
     assert_eq!(json["records"]["by_outcome"]["page"], 243);
     assert_eq!(json["rows"]["pages"], 243);
+    // Settings read back as they were given, not as their f32 approximations.
+    assert_eq!(json["configuration"]["hidden_threshold"], 0.8);
+    assert_eq!(json["configuration"]["site_weight"], 0.4);
+    assert_eq!(json["configuration"]["smoothing_c"], 0.01);
 
     let two = dir.join("w2");
     run("run", &files, &two, &[&train[..], &["-w", "2"]].concat());

@@ -107,6 +107,15 @@ pub struct RunArgs {
     pub all_training_rows: bool,
 }
 
+/// An f32 setting as the user wrote it (0.8, not 0.800000011920929): the shortest decimal
+/// that reads back as the same f32.
+fn as_given(value: f32) -> serde_json::Value {
+    value
+        .to_string()
+        .parse::<f64>()
+        .map_or(serde_json::Value::Null, serde_json::Value::from)
+}
+
 /// Which pages of labelled hosts give `training` rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TrainingRows {
@@ -1068,22 +1077,22 @@ fn write_run_json(
                 .collect::<Vec<_>>()
                 .into(),
         );
-        map.insert("smoothing_c".into(), job.smoothing.params.c.into());
+        map.insert("smoothing_c".into(), as_given(job.smoothing.params.c));
         map.insert(
             "penalty".into(),
             job.smoothing.params.penalty.to_string().into(),
         );
         map.insert(
             "hidden_area".into(),
-            job.smoothing.params.hidden_area.into(),
+            as_given(job.smoothing.params.hidden_area),
         );
         map.insert("max_levels".into(), job.smoothing.params.max_levels.into());
-        map.insert("threshold".into(), job.smoothing.threshold.into());
-        map.insert("site_weight".into(), job.options.site_weight.into());
+        map.insert("threshold".into(), as_given(job.smoothing.threshold));
+        map.insert("site_weight".into(), as_given(job.options.site_weight));
         map.insert("basic".into(), job.options.basic.into());
         map.insert(
             "hidden_threshold".into(),
-            job.options.hidden_threshold.into(),
+            job.options.hidden_threshold.map(as_given).into(),
         );
     }
     let json = serde_json::json!({
