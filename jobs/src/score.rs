@@ -14,7 +14,7 @@ use std::time::Instant;
 use clap::Args;
 use stencil_operators::dom::Dom;
 use stencil_operators::features;
-use stencil_operators::inventory::{for_each_page, Inventory};
+use stencil_operators::inventory::{for_each_page, Inventory, Share};
 use stencil_operators::isotonic;
 use stencil_operators::model::Model;
 use stencil_operators::page::Page;
@@ -230,7 +230,7 @@ fn read_html_file(
 /// Scores every page of `files` (WARC files, or single `.html` pages) into this worker's
 /// `node_scores` part.
 pub fn score_files(
-    files: &[&PathBuf],
+    files: &[(&PathBuf, Share)],
     out: &Path,
     worker: usize,
     scorer: &Scorer,
@@ -240,8 +240,12 @@ pub fn score_files(
     let mut part = StreamingPart::node_scores(out, worker)?;
     let mut scored = Scored::default();
     let mut failure: Option<String> = None;
-    for path in files {
+    for &(path, share) in files {
         if is_html_file(path) {
+            // A page file has one record: its first reader takes it.
+            if share.part != 0 {
+                continue;
+            }
             inventory.files += 1;
             let result = read_html_file(path, limits)
                 .and_then(|(url, dom)| score_page(&url, "", &dom, scorer, &mut part, &mut scored));
@@ -262,7 +266,7 @@ pub fn score_files(
                 }
             }
         };
-        if let Err(e) = for_each_page(path, limits, inventory, visit, |_| {}) {
+        if let Err(e) = for_each_page(path, limits, share, inventory, visit, |_| {}) {
             failure.get_or_insert(format!("{}: {e}", path.display()));
         }
     }
@@ -287,7 +291,10 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
     let guards = timely::execute(config, move |worker| {
         let (index, peers) = (worker.index(), worker.peers());
-        let mine: Vec<&PathBuf> = all.iter().skip(index).step_by(peers).collect();
+        let mine: Vec<(&PathBuf, Share)> = crate::files::shares(index, peers, all.len())
+            .into_iter()
+            .map(|(file, share)| (&all[file], share))
+            .collect();
         let mut inventory = Inventory::default();
         let scored = score_files(&mine, &out, index, &scorer, &limits, &mut inventory);
         scored.map(|scored| (scored, inventory))

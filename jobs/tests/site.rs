@@ -58,6 +58,11 @@ fn same_tables_with_one_or_two_workers_and_two_processes() {
     site(&files, &two, &["-w", "2"]);
     assert_same_tables(&tables(&two), &reference, "-w 2 against -w 1");
 
+    // More workers than files: workers share files record by record.
+    let seven = dir.join("w7");
+    site(&files, &seven, &["-w", "7"]);
+    assert_same_tables(&tables(&seven), &reference, "-w 7 against -w 1");
+
     // Two processes of one worker each over 127.0.0.1.
     let cluster = dir.join("n2");
     two_processes("site", &files, &cluster, &[], 0);

@@ -54,6 +54,13 @@ fn same_model_and_scores_with_one_or_two_workers_and_two_processes() {
     assert_eq!(model_two, model, "model.json of -w 2 differs from -w 1");
     assert_same_tables(&tables_two, &reference, "-w 2 against -w 1");
 
+    // More workers than files: workers share files record by record.
+    let seven = dir.join("w7");
+    train(&files, &seven, &["-w", "7"]);
+    let (model_seven, tables_seven) = outputs(&seven);
+    assert_eq!(model_seven, model, "model.json of -w 7 differs from -w 1");
+    assert_same_tables(&tables_seven, &reference, "-w 7 against -w 1");
+
     // Two processes: the model is fitted in process 0 and broadcast to process 1.
     let cluster = dir.join("n2");
     two_processes(
@@ -129,29 +136,29 @@ fn training_table_has_every_feature_column_named_as_in_the_model() {
 fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
     let dir = scratch("score");
     let files = crawl(&dir, 3);
+    let score = |out: &Path, workers: &str| {
+        check(
+            stencil()
+                .arg("score")
+                .args(&files)
+                .arg("--out")
+                .arg(out)
+                .args(["-w", workers])
+                .output()
+                .unwrap(),
+        )
+    };
     let one = dir.join("w1");
-    let summary = check(
-        stencil()
-            .arg("score")
-            .args(&files)
-            .arg("--out")
-            .arg(&one)
-            .output()
-            .unwrap(),
-    );
+    let summary = score(&one, "1");
     assert!(summary.contains("scored 243 pages"), "{summary}");
     let two = dir.join("w2");
-    check(
-        stencil()
-            .arg("score")
-            .args(&files)
-            .arg("--out")
-            .arg(&two)
-            .args(["-w", "2"])
-            .output()
-            .unwrap(),
-    );
+    score(&two, "2");
     assert_eq!(rows(&two, "node_scores"), rows(&one, "node_scores"));
+    // Five workers on three files share them record by record.
+    let five = dir.join("w5");
+    let summary = score(&five, "5");
+    assert!(summary.contains("scored 243 pages of 3 files"), "{summary}");
+    assert_eq!(rows(&five, "node_scores"), rows(&one, "node_scores"));
 
     // The shipped model, trained on real sites, finds the synthetic cookie bar and keeps the
     // article's paragraphs; smoothing agrees, and makes each page's root element a section.

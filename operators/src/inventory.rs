@@ -158,15 +158,17 @@ pub struct Progress {
 
 /// Reads one WARC file, accounts for every record (and unreadable stretch) in `inventory`, and
 /// hands each page to `visit` with its DOM. `progress` is called after each record. This is the
-/// one read loop every job shares, so that no job can lose a record silently.
+/// one read loop every job shares, so that no job can lose a record silently. Only the records
+/// in `share` are read ([`Share::WHOLE`]: all of them).
 pub fn for_each_page(
     path: &std::path::Path,
     limits: &crate::warc::Limits,
+    share: Share,
     inventory: &mut Inventory,
     visit: impl FnMut(&Page, &Dom),
     progress: impl FnMut(Progress),
 ) -> std::io::Result<()> {
-    read_accounted(path, limits, inventory, Some(visit), progress)
+    read_accounted(path, limits, share, inventory, Some(visit), progress)
 }
 
 /// Reads one WARC file and counts what it holds. With `parse`, every page goes through the
@@ -186,6 +188,7 @@ pub fn inspect_file(
     read_accounted(
         path,
         limits,
+        Share::WHOLE,
         &mut inventory,
         parse.then_some(hash),
         progress,
@@ -266,6 +269,7 @@ pub fn for_each_record(
 fn read_accounted(
     path: &std::path::Path,
     limits: &crate::warc::Limits,
+    share: Share,
     inventory: &mut Inventory,
     mut visit: Option<impl FnMut(&Page, &Dom)>,
     progress: impl FnMut(Progress),
@@ -274,7 +278,7 @@ fn read_accounted(
     read_records(
         path,
         limits,
-        Share::WHOLE,
+        share,
         inventory,
         parse,
         progress,

@@ -195,6 +195,7 @@ fn for_each_page_of(
         stencil_operators::inventory::for_each_page(
             file,
             &Limits::default(),
+            stencil_operators::inventory::Share::WHOLE,
             &mut inventory,
             &mut visit,
             |_| {},

@@ -24,7 +24,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use stencil_operators::dom::Dom;
 use stencil_operators::features;
-use stencil_operators::inventory::{for_each_page, Inventory};
+use stencil_operators::inventory::{for_each_page, Inventory, Share};
 use stencil_operators::labels::{self, Label, Scheme};
 use stencil_operators::model::{Example, Model, StratifiedSample};
 use stencil_operators::page::Page;
@@ -261,14 +261,18 @@ fn print_summary(job: &Job, total: &WorkerReport, seconds: f64) {
 
 fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     let (index, peers) = (worker.index(), worker.peers());
-    // File i goes to worker i mod peers: every process computes the same split.
-    let mine: Vec<&PathBuf> = job.files.iter().skip(index).step_by(peers).collect();
+    // Files (or, with fewer files than workers, shares of a file's records) are dealt out by
+    // worker index: every process computes the same split.
+    let mine: Vec<(&PathBuf, Share)> = crate::files::shares(index, peers, job.files.len())
+        .into_iter()
+        .map(|(file, share)| (&job.files[file], share))
+        .collect();
     let mut report = WorkerReport::default();
     let kind = job.scheme.fingerprints();
 
     // Pass 1: samples of fingerprints.
     let mut local = LocalSample::default();
-    for path in &mine {
+    for &(path, share) in &mine {
         let visit = |page: &Page, dom: &Dom| {
             let host = site_of(&page.host);
             if host.is_empty() {
@@ -282,8 +286,17 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                 .or_insert_with(|| BottomK::new(job.params.host_sample))
                 .offer(url_key(&page.url), fingerprints(dom, &sums, kind));
         };
-        if let Err(e) = for_each_page(path, &job.limits, &mut report.inventory, visit, |_| {}) {
-            // Keep going: every worker must take part in the dataflows, or the others wait.
+        let read = for_each_page(
+            path,
+            &job.limits,
+            share,
+            &mut report.inventory,
+            visit,
+            |_| {},
+        );
+        // Keep going: every worker must take part in the dataflows, or the others wait. Every
+        // reader of a shared file meets the same failure; its first reader reports it.
+        if let (Err(e), 0) = (read, share.part) {
             report.failed_files.push(format!("{}: {e}", path.display()));
         }
     }
@@ -306,7 +319,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
         .as_ref()
         .map(|t| StratifiedSample::new(t.sample_cap));
     let mut second = Inventory::default();
-    for path in &mine {
+    for &(path, share) in &mine {
         let visit = |page: &Page, dom: &Dom| {
             if failure.is_some() {
                 return;
@@ -329,7 +342,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
             }
         };
         // Errors opening a file were reported in the first pass.
-        let _ = for_each_page(path, &job.limits, &mut second, visit, |_| {});
+        let _ = for_each_page(path, &job.limits, share, &mut second, visit, |_| {});
     }
     for (host, model) in &models {
         findings.facts.push((
