@@ -8,13 +8,21 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use timely::dataflow::ProbeHandle;
+use timely::worker::Worker;
 
 /// How long a worker with nothing to do sleeps before looking again. Workers wait for each
 /// other at every stage boundary (one with fewer or smaller files waits for the others'
 /// pages); spinning there, as `Worker::step_while` does, takes a core from the workers still
 /// parsing, or half of one where two vCPUs are hyperthreads of one core. timely wakes a parked
 /// worker when data or progress arrives; the timeout only bounds a missed wake-up.
-pub const IDLE_PARK: Duration = Duration::from_millis(10);
+const IDLE_PARK: Duration = Duration::from_millis(10);
+
+/// Steps `worker` until every worker's round 0 has passed `probe`: the barrier each of
+/// Stencil's one-round dataflows ends with. Idle, the worker parks (see `IDLE_PARK`).
+pub fn finish_round(worker: &mut Worker, probe: &ProbeHandle<u64>) {
+    worker.step_or_park_while(Some(IDLE_PARK), || probe.less_than(&1));
+}
 
 #[derive(Args, Clone, Debug)]
 pub struct ClusterArgs {

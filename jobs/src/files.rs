@@ -74,6 +74,14 @@ pub fn shares(index: usize, peers: usize, files: usize) -> Vec<(usize, Share)> {
     )]
 }
 
+/// [`shares`] as the paths of `files` they name.
+pub fn assigned(files: &[PathBuf], index: usize, peers: usize) -> Vec<(&PathBuf, Share)> {
+    shares(index, peers, files.len())
+        .into_iter()
+        .map(|(file, share)| (&files[file], share))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -291,10 +291,7 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
     let start = Instant::now();
     let guards = timely::execute(config, move |worker| {
         let (index, peers) = (worker.index(), worker.peers());
-        let mine: Vec<(&PathBuf, Share)> = crate::files::shares(index, peers, all.len())
-            .into_iter()
-            .map(|(file, share)| (&all[file], share))
-            .collect();
+        let mine = crate::files::assigned(&all, index, peers);
         let mut inventory = Inventory::default();
         let scored = score_files(&mine, &out, index, &scorer, &limits, &mut inventory);
         scored.map(|scored| (scored, inventory))

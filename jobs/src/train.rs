@@ -142,7 +142,7 @@ pub fn fit_and_broadcast(
     }
     examples_in.advance_to(1);
     drop(examples_in);
-    worker.step_or_park_while(Some(crate::cluster::IDLE_PARK), || probe.less_than(&1));
+    crate::cluster::finish_round(worker, &probe);
 
     let fitted = (worker.index() == 0).then(|| {
         let start = std::time::Instant::now();
@@ -181,7 +181,7 @@ pub fn fit_and_broadcast(
     }
     model_in.advance_to(1);
     drop(model_in);
-    worker.step_or_park_while(Some(crate::cluster::IDLE_PARK), || probe.less_than(&1));
+    crate::cluster::finish_round(worker, &probe);
     let (json, fallback) = received
         .take()
         .pop()

@@ -305,17 +305,16 @@ fn read_records(
     let mut ordinal = 0u64;
     let summary = crate::warc::read_file(path, limits, |item| {
         ordinal += 1;
+        done.offset = match &item {
+            ReadItem::Record(record) => record.head.position.offset,
+            ReadItem::Error(error) => error.position.offset,
+        };
         if !share.takes(ordinal - 1) {
-            done.offset = match &item {
-                ReadItem::Record(record) => record.head.position.offset,
-                ReadItem::Error(error) => error.position.offset,
-            };
             progress(done);
             return;
         }
         match item {
             ReadItem::Record(record) => {
-                done.offset = record.head.position.offset;
                 inventory.add_record(&record);
                 let head = &record.head;
                 let mut entry = RecordEntry {
@@ -361,7 +360,6 @@ fn read_records(
                 on_record(entry, page);
             }
             ReadItem::Error(error) => {
-                done.offset = error.position.offset;
                 inventory.add_read_error(&error);
                 let head = error.head.as_deref();
                 on_record(

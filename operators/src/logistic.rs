@@ -124,8 +124,6 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
         }
         if decreased {
             theta = candidate;
-        } else {
-            margins_and_loss(columns, y, &theta, alpha, &mut z);
         }
         let size = 1.0 + theta.iter().fold(0.0f64, |m, t| m.max(t.abs()));
         let moved = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));

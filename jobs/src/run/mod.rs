@@ -979,7 +979,7 @@ fn gather_reports(worker: &mut Worker, report: WorkerReport) -> Option<WorkerRep
     input.send(serde_json::to_string(&report).unwrap_or_default());
     input.advance_to(1);
     drop(input);
-    worker.step_or_park_while(Some(crate::cluster::IDLE_PARK), || probe.less_than(&1));
+    crate::cluster::finish_round(worker, &probe);
     if worker.index() != 0 {
         return None;
     }

@@ -2,6 +2,7 @@
 //! site-level prior, smoothing into sections, the template fractions and the cleaned text of
 //! one parsed page, and the rows of `pages` and `segments` made from them.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use stencil_operators::dom::Dom;
@@ -72,11 +73,14 @@ pub fn analyse(
     };
     // The calls behind `template`, the fractions and the cleaned text; `segments` keeps the
     // smoothed scores themselves.
-    let calls = match options.hidden_threshold {
-        Some(confident) if !options.basic => {
-            segmentation::with_confident_hidden(dom, &segmentation, &scores, confident)
-        }
-        _ => segmentation.smoothed.clone(),
+    let calls: Cow<'_, [f32]> = match options.hidden_threshold {
+        Some(confident) if !options.basic => Cow::Owned(segmentation::with_confident_hidden(
+            dom,
+            &segmentation,
+            &scores,
+            confident,
+        )),
+        _ => Cow::Borrowed(&segmentation.smoothed),
     };
     let template: Vec<bool> = calls.iter().map(|&y| y >= smoothing.threshold).collect();
     Analysis {

@@ -133,7 +133,7 @@ pub fn learn(
     candidates_in.flush();
     occurrences_in.flush();
     holders_in.flush();
-    worker.step_or_park_while(Some(crate::cluster::IDLE_PARK), || probe.less_than(&1));
+    crate::cluster::finish_round(worker, &probe);
 
     let mut models: HashMap<String, HostModel> = HashMap::new();
     let mut sizes = sizes_back.take();
@@ -273,7 +273,7 @@ pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, V
     facts_in.advance_to(1);
     occurrences_in.flush();
     facts_in.flush();
-    worker.step_or_park_while(Some(crate::cluster::IDLE_PARK), || probe.less_than(&1));
+    crate::cluster::finish_round(worker, &probe);
     (template_rows.take(), host_rows.take())
 }
 

@@ -24,7 +24,7 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use stencil_operators::dom::Dom;
 use stencil_operators::features;
-use stencil_operators::inventory::{for_each_page, Inventory, Share};
+use stencil_operators::inventory::{for_each_page, Inventory};
 use stencil_operators::labels::{self, Label, Scheme};
 use stencil_operators::model::{Example, Model, StratifiedSample};
 use stencil_operators::page::Page;
@@ -263,10 +263,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     let (index, peers) = (worker.index(), worker.peers());
     // Files (or, with fewer files than workers, shares of a file's records) are dealt out by
     // worker index: every process computes the same split.
-    let mine: Vec<(&PathBuf, Share)> = crate::files::shares(index, peers, job.files.len())
-        .into_iter()
-        .map(|(file, share)| (&job.files[file], share))
-        .collect();
+    let mine = crate::files::assigned(&job.files, index, peers);
     let mut report = WorkerReport::default();
     let kind = job.scheme.fingerprints();
 
