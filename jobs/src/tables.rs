@@ -16,6 +16,7 @@ use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 
 /// Rows per Parquet row group (and per batch handed to the writer).
 pub const ROW_GROUP: usize = 64 * 1024;
@@ -40,11 +41,19 @@ impl PartWriter {
         let done = table_dir.join(format!("part-{worker:05}.parquet"));
         let partial = table_dir.join(format!(".part-{worker:05}.parquet.partial"));
         let file = File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
-        let properties = WriterProperties::builder()
+        let mut properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
-            .set_max_row_group_row_count(Some(ROW_GROUP))
-            .build();
-        let writer = ArrowWriter::try_new(file, schema, Some(properties))
+            .set_max_row_group_row_count(Some(ROW_GROUP));
+        // Scores and features are nearly all distinct: a dictionary would be built for each
+        // of their pages only to be given up at its size limit, a cost the `training` table
+        // (70 float columns) paid on every row. Names, URLs and small integers keep theirs.
+        for field in schema.fields() {
+            if field.data_type().is_floating() {
+                properties = properties
+                    .set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), false);
+            }
+        }
+        let writer = ArrowWriter::try_new(file, schema, Some(properties.build()))
             .map_err(|e| format!("{}: {e}", partial.display()))?;
         Ok(PartWriter {
             writer,
@@ -327,14 +336,29 @@ pub fn segments_batch(schema: &SchemaRef, rows: &[SegmentRow]) -> Result<RecordB
 pub struct Classified {
     pub area: f32,
     pub bucket: u8,
-    pub features: Vec<f32>,
+    /// Inline rather than a `Vec`: `training` holds hundreds of thousands of these rows.
+    pub features: [f32; FEATURES],
 }
+
+const FEATURES: usize = stencil_operators::features::COUNT;
 
 fn classifier_columns<R>(rows: &[R], get: impl Fn(&R) -> &Classified) -> Vec<ArrayRef> {
     let mut columns = vec![f32s(rows, |r| get(r).area), u8s(rows, |r| get(r).bucket)];
-    for k in 0..stencil_operators::features::COUNT {
-        columns.push(f32s(rows, |r| get(r).features[k]));
+    // One pass over the rows filling every feature column, not one pass per column: a row's
+    // features are adjacent in memory, a column's values are a row apart.
+    let mut features: Vec<Vec<f32>> = (0..FEATURES)
+        .map(|_| Vec::with_capacity(rows.len()))
+        .collect();
+    for row in rows {
+        for (column, &value) in features.iter_mut().zip(&get(row).features) {
+            column.push(value);
+        }
     }
+    columns.extend(
+        features
+            .into_iter()
+            .map(|column| Arc::new(Float32Array::from(column)) as ArrayRef),
+    );
     columns
 }
 
@@ -346,7 +370,8 @@ pub struct NodeId {
     pub host: Arc<str>,
     pub node: u32,
     pub path: String,
-    pub tag: String,
+    /// An interned tag name: a copy, not an allocation, per row.
+    pub tag: stencil_operators::dom::LocalName,
     pub depth: u32,
 }
 
@@ -365,7 +390,7 @@ impl NodeId {
             host: host.clone(),
             node: node as u32,
             path,
-            tag: dom.tag(node).map_or(String::new(), |t| t.to_string()),
+            tag: dom.tag(node).cloned().unwrap_or_default(),
             depth: dom.node(node).depth,
         }
     }

@@ -18,10 +18,12 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
-use xxhash_rust::xxh3::xxh3_64;
+use html5ever::local_name;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3Builder};
 
-use crate::dom::Dom;
+use crate::dom::{Dom, LocalName};
 use crate::normalize::push_lowercase;
 use crate::subtree::Subtree;
 
@@ -111,7 +113,7 @@ pub fn bucket(area: f32, bounds: &[f32]) -> usize {
 /// none: on a 16 MB page that is 150 MB not spent on zeros).
 #[derive(Clone, Debug, Default)]
 pub struct PageFeatures {
-    values: Vec<f32>,
+    values: Vec<[f32; COUNT]>,
     /// Row index of every node; [`NO_ROW`] for non-elements.
     row_of: Vec<u32>,
     /// Size proxy of every node: visible characters plus weighted media.
@@ -123,12 +125,9 @@ const ZERO_ROW: [f32; COUNT] = [0.0; COUNT];
 
 impl PageFeatures {
     /// The feature row of `node`; all zeros for a node that is not an element.
-    pub fn row(&self, node: usize) -> &[f32] {
+    pub fn row(&self, node: usize) -> &[f32; COUNT] {
         match self.row_of.get(node) {
-            Some(&row) if row != NO_ROW => {
-                let start = row as usize * COUNT;
-                &self.values[start..start + COUNT]
-            }
+            Some(&row) if row != NO_ROW => &self.values[row as usize],
             _ => &ZERO_ROW,
         }
     }
@@ -278,29 +277,58 @@ fn role_of_piece(piece: &str) -> u16 {
     mask
 }
 
-fn role_of_tag(tag: &str) -> u16 {
-    match tag {
-        "nav" => ROLE_NAV,
-        "header" => ROLE_HEADER,
-        "footer" => ROLE_FOOTER,
-        "aside" => ROLE_SIDEBAR,
-        "article" | "main" => ROLE_CONTENT,
+/// The index of `tag` in [`TAG_COUNTED`]. Tags are interned atoms: matching them compares
+/// integers, where looking them up in the list compared strings for every element.
+fn counted_tag(tag: &LocalName) -> Option<usize> {
+    match *tag {
+        local_name!("a") => Some(0),
+        local_name!("img") => Some(1),
+        local_name!("li") => Some(2),
+        local_name!("form") => Some(3),
+        local_name!("input") => Some(4),
+        local_name!("iframe") => Some(5),
+        local_name!("button") => Some(6),
+        _ => None,
+    }
+}
+
+fn role_of_tag(tag: &LocalName) -> u16 {
+    match *tag {
+        local_name!("nav") => ROLE_NAV,
+        local_name!("header") => ROLE_HEADER,
+        local_name!("footer") => ROLE_FOOTER,
+        local_name!("aside") => ROLE_SIDEBAR,
+        local_name!("article") | local_name!("main") => ROLE_CONTENT,
         _ => 0,
     }
 }
 
-/// The roles an element's tag, id and classes hint at.
-fn own_roles(dom: &Dom, i: usize, scratch: &mut String) -> u16 {
-    let mut mask = dom.tag(i).map_or(0, |t| role_of_tag(t));
+/// The roles an element's tag, id and classes hint at. `known` remembers the roles of each
+/// id and class seen on the page: a page repeats a few class names on hundreds of elements,
+/// and matching a name against every role word was a visible share of the feature time.
+fn own_roles<'d>(
+    dom: &'d Dom,
+    i: usize,
+    scratch: &mut String,
+    known: &mut HashMap<&'d str, u16, Xxh3Builder>,
+) -> u16 {
+    let mut mask = dom.tag(i).map_or(0, role_of_tag);
     for name in dom.id(i).into_iter().chain(dom.classes(i)) {
+        if let Some(&roles) = known.get(name) {
+            mask |= roles;
+            continue;
+        }
+        let mut roles = 0;
         for piece in name.split(|c: char| !c.is_alphanumeric()) {
             if piece.is_empty() || piece.len() > 40 {
                 continue;
             }
             scratch.clear();
             scratch.extend(piece.chars().flat_map(char::to_lowercase));
-            mask |= role_of_piece(scratch);
+            roles |= role_of_piece(scratch);
         }
+        known.insert(name, roles);
+        mask |= roles;
     }
     mask
 }
@@ -364,6 +392,20 @@ fn flag(set: bool) -> f32 {
 
 fn ln1p(x: impl Into<f64>) -> f32 {
     (x.into()).ln_1p() as f32
+}
+
+/// Counts below this take their logarithm from a table.
+const LOG_TABLE: usize = 4096;
+
+/// [`ln1p`] of a count: the same bits, from a table for the small counts that nearly all
+/// are. Twelve of the features are logarithms of counts, taken for every element of every page.
+fn ln1p_count(count: u32) -> f32 {
+    static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..LOG_TABLE as u32).map(ln1p).collect());
+    table
+        .get(count as usize)
+        .copied()
+        .unwrap_or_else(|| ln1p(count))
 }
 
 fn ratio(part: impl Into<f64>, whole: impl Into<f64>) -> f32 {
@@ -433,13 +475,21 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     // Backward: sum subtrees (children come after their parent in pre-order).
     for i in (0..n).rev() {
         if let Some(tag) = dom.tag(i) {
-            let tag: &str = tag;
-            if let Some(k) = TAG_COUNTED.iter().position(|&t| t == tag) {
+            if let Some(k) = counted_tag(tag) {
                 extra[i].tags[k] += 1;
             }
-            extra[i].media += match tag {
-                "img" | "video" | "iframe" | "embed" | "object" | "svg" | "canvas" => MEDIA_WEIGHT,
-                "input" | "button" | "select" | "textarea" => CONTROL_WEIGHT,
+            extra[i].media += match *tag {
+                local_name!("img")
+                | local_name!("video")
+                | local_name!("iframe")
+                | local_name!("embed")
+                | local_name!("object")
+                | local_name!("svg")
+                | local_name!("canvas") => MEDIA_WEIGHT,
+                local_name!("input")
+                | local_name!("button")
+                | local_name!("select")
+                | local_name!("textarea") => CONTROL_WEIGHT,
                 _ => 0.0,
             };
         }
@@ -468,6 +518,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     let mut sibling_index = vec![0u32; n];
     let mut element_children = vec![0u32; n];
     let mut row_of = vec![NO_ROW; n];
+    let mut known_roles = HashMap::with_hasher(Xxh3Builder::new());
     let mut elements = 0u32;
     for i in 0..n {
         if dom.element(i).is_none() {
@@ -475,7 +526,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
         }
         row_of[i] = elements;
         elements += 1;
-        own[i] = own_roles(dom, i, &mut scratch);
+        own[i] = own_roles(dom, i, &mut scratch, &mut known_roles);
         if let Some(parent) = dom.parent(i) {
             inherited[i] = inherited[parent] | own[parent];
             sibling_index[i] = element_children[parent];
@@ -487,10 +538,9 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     let page_area = area.first().copied().unwrap_or(0.0);
     let max_depth = dom.max_depth();
     let title_len = title_words.len() as u32;
-    let mut values = vec![0f32; elements as usize * COUNT];
+    let mut values = vec![[0f32; COUNT]; elements as usize];
     for i in 0..n {
         let Some(tag) = dom.tag(i) else { continue };
-        let tag: &str = tag;
         let s = &sums[i];
         let e = &extra[i];
         let depth = dom.node(i).depth;
@@ -512,7 +562,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             end,
             start.min(1.0 - end).max(0.0),
             ratio(i as u32, n as u32),
-            ln1p(depth),
+            ln1p_count(depth),
             ratio(depth, max_depth),
             ratio(s.links, s.words),
             ratio(s.anchor_text_chars, s.text_chars),
@@ -521,38 +571,63 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             ratio(s.text_chars, s.html_bytes),
             ratio(e.title_hits, title_len).min(1.0),
             ratio(e.title_hits, e.tokens),
-            ln1p(s.text_chars),
-            ln1p(s.words),
+            ln1p_count(s.text_chars),
+            ln1p_count(s.words),
             ratio(s.text_chars, page_chars),
             ratio(e.punctuation, s.text_chars),
             ratio(e.digits, s.text_chars),
             (mean_surprisal - page_entropy) as f32,
-            ln1p(e.tags[0]),
-            ln1p(e.tags[1]),
-            ln1p(e.tags[2]),
-            ln1p(e.tags[3]),
-            ln1p(e.tags[4]),
-            ln1p(e.tags[5]),
-            ln1p(e.tags[6]),
-            ln1p(s.descendants),
+            ln1p_count(e.tags[0]),
+            ln1p_count(e.tags[1]),
+            ln1p_count(e.tags[2]),
+            ln1p_count(e.tags[3]),
+            ln1p_count(e.tags[4]),
+            ln1p_count(e.tags[5]),
+            ln1p_count(e.tags[6]),
+            ln1p_count(s.descendants),
             if siblings > 1 {
                 sibling_index as f32 / (siblings - 1) as f32
             } else {
                 0.0
             },
-            ln1p(siblings),
+            ln1p_count(siblings),
             flag(matches!(
-                tag,
-                "ul" | "ol" | "li" | "dl" | "dt" | "dd" | "menu"
+                *tag,
+                local_name!("ul")
+                    | local_name!("ol")
+                    | local_name!("li")
+                    | local_name!("dl")
+                    | local_name!("dt")
+                    | local_name!("dd")
+                    | local_name!("menu")
             )),
-            flag(matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")),
-            flag(matches!(tag, "p" | "blockquote" | "pre")),
-            flag(tag == "a"),
             flag(matches!(
-                tag,
-                "table" | "tbody" | "thead" | "tr" | "td" | "th"
+                *tag,
+                local_name!("h1")
+                    | local_name!("h2")
+                    | local_name!("h3")
+                    | local_name!("h4")
+                    | local_name!("h5")
+                    | local_name!("h6")
             )),
-            flag(matches!(tag, "div" | "section" | "span")),
+            flag(matches!(
+                *tag,
+                local_name!("p") | local_name!("blockquote") | local_name!("pre")
+            )),
+            flag(*tag == local_name!("a")),
+            flag(matches!(
+                *tag,
+                local_name!("table")
+                    | local_name!("tbody")
+                    | local_name!("thead")
+                    | local_name!("tr")
+                    | local_name!("td")
+                    | local_name!("th")
+            )),
+            flag(matches!(
+                *tag,
+                local_name!("div") | local_name!("section") | local_name!("span")
+            )),
             ln1p(area[i]),
             ratio(area[i], page_area),
             has(ROLE_NAV),
@@ -569,8 +644,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             flag(inherited[i] & TEMPLATE_ROLES != 0),
             flag(inherited[i] & ROLE_CONTENT != 0),
         ];
-        let at = row_of[i] as usize * COUNT;
-        values[at..at + COUNT].copy_from_slice(&row);
+        values[row_of[i] as usize] = row;
     }
     PageFeatures {
         values,
@@ -588,6 +662,40 @@ pub fn index_of(name: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::subtree::summarize;
+
+    #[test]
+    fn logarithms_of_counts_are_exact() {
+        for count in (0..LOG_TABLE as u32 + 10).chain([u32::MAX - 1, u32::MAX]) {
+            assert_eq!(
+                ln1p_count(count).to_bits(),
+                ln1p(count).to_bits(),
+                "{count}"
+            );
+        }
+    }
+
+    #[test]
+    fn counted_tags_follow_the_list_order() {
+        for (k, name) in TAG_COUNTED.iter().enumerate() {
+            assert_eq!(counted_tag(&LocalName::from(*name)), Some(k), "{name}");
+        }
+        assert_eq!(counted_tag(&LocalName::from("div")), None);
+    }
+
+    #[test]
+    fn roles_are_the_same_for_a_repeated_class() {
+        // The second and third elements take the class's roles from the page's memo.
+        let (dom, f) = page(
+            "<html><body><div class='site-nav x'>a</div><div class='site-nav x'>b</div>\
+             <div class='x site-nav'>c</div><div class='x'>d</div></body></html>",
+        );
+        let divs: Vec<usize> = (0..dom.len())
+            .filter(|&i| dom.tag(i).is_some_and(|t| &**t == "div"))
+            .collect();
+        let nav = index_of("role_nav").expect("role_nav");
+        let roles: Vec<f32> = divs.iter().map(|&d| f.row(d)[nav]).collect();
+        assert_eq!(roles, [1.0, 1.0, 1.0, 0.0]);
+    }
 
     fn page(html: &str) -> (Dom, PageFeatures) {
         let dom = crate::dom::parse(html, 512);
@@ -721,6 +829,6 @@ mod tests {
             "</div>".repeat(20_000)
         );
         let (_, f) = page(&deep);
-        assert!(f.values.iter().all(|v| v.is_finite()));
+        assert!(f.values.iter().flatten().all(|v| v.is_finite()));
     }
 }

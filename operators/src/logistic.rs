@@ -7,7 +7,8 @@
 //! Why by hand: the problem has at most 51 unknowns and, with the strong penalty the classifier
 //! uses (α = 1000), is well conditioned, so Newton reaches machine precision in a handful of
 //! iterations. Each iteration is one pass building XᵀWX from columns, a dot-product loop the
-//! compiler vectorizes. smartcore's L-BFGS over its generic matrix took 11.7 s of a 28.8 s
+//! compiler vectorizes; once the steps are small, that matrix is kept for the following steps
+//! (chord steps), which then cost a pass over the data instead of 51. smartcore's L-BFGS over its generic matrix took 11.7 s of a 28.8 s
 //! `stencil run` on the 215 MB evaluation crawl; this takes a small fraction of that (see
 //! docs/benchmarks.md). A linear-algebra crate would bring far more than the 51×51 Cholesky
 //! factorization needed here.
@@ -17,12 +18,19 @@
 pub struct Fit {
     pub weights: Vec<f64>,
     pub intercept: f64,
-    /// Newton steps taken.
+    /// Steps taken.
     pub iterations: u32,
+    /// Hessians built (the costly part of a step); the other steps reused the last one.
+    pub hessians: u32,
 }
 
 /// Most Newton steps before giving up; a well-posed problem needs fewer than 15.
 const MAX_ITERATIONS: u32 = 100;
+
+/// After a full step this small, relative to the weights, the Hessian is kept for the next
+/// steps: Newton is then in its quadratic regime, and the curvature moves by about as little
+/// as the weights did, so a chord step does nearly as well as a fresh Newton step.
+const REUSE_STEP: f64 = 1e-2;
 
 /// Rows per block of the Hessian's sums: 51 columns of 512 rows are 209 KB, which stays in a
 /// core's L2 cache while every pair of columns is multiplied.
@@ -60,49 +68,35 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
     let mut curvature = vec![0.0; n];
     let mut weighted = vec![0.0; BLOCK_ROWS.min(n)];
     let mut objective = margins_and_loss(columns, y, &theta, alpha, &mut z);
+    // The Cholesky factor of the last Hessian built, and whether it may serve the next step.
+    let mut factor: Option<Vec<f64>> = None;
+    let mut reuse = false;
+    let mut hessians = 0;
     for iteration in 1..=MAX_ITERATIONS {
         for i in 0..n {
             let p = sigmoid(z[i]);
             residual[i] = p - f64::from(u8::from(y[i]));
             curvature[i] = p * (1.0 - p);
         }
-        // Gradient and Hessian of the objective. The Hessian is symmetric, so only its upper
-        // triangle is summed, and it is summed over blocks of rows that stay in cache while
-        // each pair of columns is multiplied.
         let mut gradient = vec![0.0; d + 1];
         for j in 0..d {
             gradient[j] = dot(columns[j], &residual) + alpha * theta[j];
         }
         gradient[d] = residual.iter().sum::<f64>();
-        let mut hessian = vec![0.0; (d + 1) * (d + 1)];
-        for start in (0..n).step_by(BLOCK_ROWS) {
-            let end = (start + BLOCK_ROWS).min(n);
-            let weighted = &mut weighted[..end - start];
-            for j in 0..d {
-                for ((w, &c), &x) in weighted
-                    .iter_mut()
-                    .zip(&curvature[start..end])
-                    .zip(&columns[j][start..end])
-                {
-                    *w = c * x;
-                }
-                let row = &mut hessian[j * (d + 1)..(j + 1) * (d + 1)];
-                for k in j..d {
-                    row[k] += dot(weighted, &columns[k][start..end]);
-                }
-                row[d] += weighted.iter().sum::<f64>();
+        let chord = reuse && factor.is_some();
+        let step = match factor.as_deref().filter(|_| chord) {
+            // Near the optimum the Hessian barely changes between steps, and building it costs
+            // d times more than the gradient: the last one serves (a chord step). The step is
+            // still a descent direction, and the stopping rule below is unchanged.
+            Some(factor) => solve_factored(factor, &gradient, d + 1),
+            None => {
+                let mut hessian = hessian(columns, &curvature, &mut weighted, alpha);
+                hessians += 1;
+                let step = solve_positive_definite(&mut hessian, &gradient, d + 1)?;
+                factor = Some(hessian);
+                step
             }
-        }
-        for j in 0..d {
-            hessian[j * (d + 1) + j] += alpha;
-        }
-        hessian[d * (d + 1) + d] = curvature.iter().sum::<f64>();
-        for j in 0..=d {
-            for k in 0..j {
-                hessian[j * (d + 1) + k] = hessian[k * (d + 1) + j];
-            }
-        }
-        let step = solve_positive_definite(&mut hessian, &gradient, d + 1)?;
+        };
         // Newton's step on a convex objective; halved while it does not decrease the
         // objective, which only happens far from the optimum.
         // When no step along it decreases the objective any more, rounding has the last word:
@@ -122,20 +116,84 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
             }
             length *= 0.5;
         }
+        if !decreased && chord {
+            // The old Hessian led nowhere: build a fresh one at the same point.
+            objective = margins_and_loss(columns, y, &theta, alpha, &mut z);
+            reuse = false;
+            continue;
+        }
         if decreased {
             theta = candidate;
         }
         let size = 1.0 + theta.iter().fold(0.0f64, |m, t| m.max(t.abs()));
         let moved = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
-        if !decreased || moved <= LAST_STEP * size {
+        reuse = decreased && length == 1.0 && moved <= REUSE_STEP * size;
+        // A Newton step of LAST_STEP leaves an error of about its square; a chord step's
+        // error shrinks only linearly, so it must itself be that small.
+        let last = if chord {
+            LAST_STEP * LAST_STEP
+        } else {
+            LAST_STEP
+        };
+        if !decreased || moved <= last * size {
             return Ok(Fit {
                 intercept: theta[d],
                 weights: theta[..d].to_vec(),
                 iterations: iteration,
+                hessians,
             });
         }
     }
     Err(format!("Newton did not converge in {MAX_ITERATIONS} steps"))
+}
+
+/// The Hessian of the objective (row-major, (d+1)×(d+1)) at the point whose sigmoid
+/// curvatures p·(1 − p) are `curvature`. It is symmetric, so only its upper triangle is summed,
+/// and it is summed over blocks of rows that stay in cache while each pair of columns is
+/// multiplied.
+fn hessian(columns: &[&[f64]], curvature: &[f64], weighted: &mut [f64], alpha: f64) -> Vec<f64> {
+    let n = curvature.len();
+    let d = columns.len();
+    let mut hessian = vec![0.0; (d + 1) * (d + 1)];
+    for start in (0..n).step_by(BLOCK_ROWS) {
+        let end = (start + BLOCK_ROWS).min(n);
+        let weighted = &mut weighted[..end - start];
+        for j in 0..d {
+            for ((w, &c), &x) in weighted
+                .iter_mut()
+                .zip(&curvature[start..end])
+                .zip(&columns[j][start..end])
+            {
+                *w = c * x;
+            }
+            let row = &mut hessian[j * (d + 1)..(j + 1) * (d + 1)];
+            let mut k = j;
+            while k + 4 <= d {
+                let sums = dot4(
+                    weighted,
+                    [0, 1, 2, 3].map(|offset| &columns[k + offset][start..end]),
+                );
+                for (entry, sum) in row[k..k + 4].iter_mut().zip(sums) {
+                    *entry += sum;
+                }
+                k += 4;
+            }
+            for k in k..d {
+                row[k] += dot(weighted, &columns[k][start..end]);
+            }
+            row[d] += weighted.iter().sum::<f64>();
+        }
+    }
+    for j in 0..d {
+        hessian[j * (d + 1) + j] += alpha;
+    }
+    hessian[d * (d + 1) + d] = curvature.iter().sum::<f64>();
+    for j in 0..=d {
+        for k in 0..j {
+            hessian[j * (d + 1) + k] = hessian[k * (d + 1) + j];
+        }
+    }
+    hessian
 }
 
 /// Fills `z` with the margins of `theta` and returns the penalized objective.
@@ -195,8 +253,30 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     (sums[0] + sums[1]) + (sums[2] + sums[3]) + tail
 }
 
+/// Four dot products of `a` with four columns at once: each value of `a` is loaded once for
+/// four multiplications instead of one, which is what bounds the Hessian's inner loop.
+fn dot4(a: &[f64], columns: [&[f64]; 4]) -> [f64; 4] {
+    let mut sums = [[0.0; 4]; 4];
+    let [c0, c1, c2, c3] = columns.map(|c| c.chunks_exact(4));
+    let rest = a.len() - a.len() % 4;
+    for ((((x, y0), y1), y2), y3) in a.chunks_exact(4).zip(c0).zip(c1).zip(c2).zip(c3) {
+        for lane in 0..4 {
+            sums[0][lane] += x[lane] * y0[lane];
+            sums[1][lane] += x[lane] * y1[lane];
+            sums[2][lane] += x[lane] * y2[lane];
+            sums[3][lane] += x[lane] * y3[lane];
+        }
+    }
+    let mut out = [0.0; 4];
+    for ((value, sum), column) in out.iter_mut().zip(sums).zip(columns) {
+        let tail = dot(&a[rest.min(a.len())..], column.get(rest..).unwrap_or(&[]));
+        *value = (sum[0] + sum[1]) + (sum[2] + sum[3]) + tail;
+    }
+    out
+}
+
 /// Solves H·x = g for a symmetric positive definite `h` (row-major, `size`×`size`, overwritten
-/// by its Cholesky factor).
+/// by its Cholesky factor, which [`solve_factored`] can use again).
 fn solve_positive_definite(h: &mut [f64], g: &[f64], size: usize) -> Result<Vec<f64>, String> {
     for j in 0..size {
         let mut diagonal = h[j * size + j];
@@ -219,6 +299,11 @@ fn solve_positive_definite(h: &mut [f64], g: &[f64], size: usize) -> Result<Vec<
             h[i * size + j] = value / root;
         }
     }
+    Ok(solve_factored(h, g, size))
+}
+
+/// Solves H·x = g given the Cholesky factor L of H (the lower triangle of `h`, row-major).
+fn solve_factored(h: &[f64], g: &[f64], size: usize) -> Vec<f64> {
     // L·u = g, then Lᵀ·x = u.
     let mut x = g.to_vec();
     for i in 0..size {
@@ -233,7 +318,7 @@ fn solve_positive_definite(h: &mut [f64], g: &[f64], size: usize) -> Result<Vec<
         }
         x[i] /= h[i * size + i];
     }
-    Ok(x)
+    x
 }
 
 #[cfg(test)]
@@ -306,6 +391,9 @@ mod tests {
         let warm = fit(&half, &y[..1000], 10.0, Some(&cold)).expect("fit");
         let again = fit(&half, &y[..1000], 10.0, None).expect("fit");
         assert!(warm.iterations < again.iterations, "{warm:?} vs {again:?}");
+        assert!(warm.hessians < again.hessians, "{warm:?} vs {again:?}");
+        // Near the optimum the last Hessian serves more than one step.
+        assert!(again.hessians < again.iterations, "{again:?}");
         for (a, b) in warm.weights.iter().zip(&again.weights) {
             assert!((a - b).abs() < 1e-9, "{warm:?} vs {again:?}");
         }
@@ -321,6 +409,23 @@ mod tests {
             fit(&[&x], &y, 0.0, None).is_err(),
             "unbounded without a penalty"
         );
+    }
+
+    #[test]
+    fn four_dot_products_at_once_match_one_at_a_time() {
+        let (columns, _) = noisy_problem(4003);
+        let a: Vec<f64> = columns[0].iter().map(|x| x * 0.5 + 0.25).collect();
+        for n in [0, 1, 3, 4, 7, 512, 4003] {
+            let four = [0, 1, 2, 0].map(|c| &columns[c][..n]);
+            let together = dot4(&a[..n], four);
+            for (value, column) in together.iter().zip(four) {
+                let alone = dot(&a[..n], column);
+                assert!(
+                    (value - alone).abs() <= 1e-12 * (1.0 + alone.abs()),
+                    "n = {n}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -396,6 +396,7 @@ fn fit_bucket(
         weights: m.weights.iter().map(|&w| f64::from(w)).collect(),
         intercept: f64::from(m.intercept),
         iterations: 0,
+        hessians: 0,
     });
     let fitted = logistic::fit(&columns, &y, params.l2, start.as_ref())
         .map_err(|e| format!("logistic regression: {e}"))?;

@@ -492,20 +492,20 @@ pub(crate) fn label_page(
     let Some(training) = training else {
         return Ok(roots);
     };
-    let paths = dom.paths();
+    let mut paths = dom.paths();
     let url: Arc<str> = Arc::from(url);
     let host: Arc<str> = Arc::from(host);
     for (node, label) in labels.iter().enumerate() {
         let Some(label) = label else { continue };
         training.push(TrainingRow {
-            id: NodeId::new(&url, &host, dom, node, paths[node].clone()),
+            id: NodeId::new(&url, &host, dom, node, std::mem::take(&mut paths[node])),
             label: label.as_str(),
             scheme: scheme.as_str(),
             subtree: sums[node],
             classified: Classified {
                 area: page_features.area[node],
                 bucket: features::bucket(page_features.area[node], &features::BUCKET_BOUNDS) as u8,
-                features: page_features.row(node).to_vec(),
+                features: *page_features.row(node),
             },
         })?;
     }

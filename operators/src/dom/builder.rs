@@ -20,7 +20,8 @@ use super::{Dom, Element, Node, NodeKind, Span, NONE};
 const FEED_BYTES: usize = 16 << 10;
 
 pub(super) fn parse(html: &str, max_depth: usize) -> Dom {
-    let mut parser = html5ever::parse_document(Builder::default(), ParseOpts::default());
+    let mut parser =
+        html5ever::parse_document(Builder::for_bytes(html.len()), ParseOpts::default());
     let mut rest = html;
     let mut depth_limited = false;
     while !rest.is_empty() {
@@ -86,10 +87,17 @@ struct Builder {
     parse_errors: Cell<u32>,
 }
 
-impl Default for Builder {
-    fn default() -> Self {
+/// Crawled HTML averages about one node per 40 bytes; reserving for one per 32 makes
+/// growing the build tree (a copy of all of it each time) rare.
+const BYTES_PER_NODE: usize = 32;
+
+impl Builder {
+    /// A builder for a document of `bytes` bytes.
+    fn for_bytes(bytes: usize) -> Self {
+        let mut nodes = Vec::with_capacity(bytes / BYTES_PER_NODE + 16);
+        nodes.push(BuildNode::new(Data::Document));
         Builder {
-            nodes: RefCell::new(vec![BuildNode::new(Data::Document)]),
+            nodes: RefCell::new(nodes),
             max_depth: Cell::new(0),
             parse_errors: Cell::new(0),
         }
@@ -207,11 +215,19 @@ impl Builder {
     /// Turns the linked build tree into the pre-order arena.
     fn compact(self) -> Dom {
         let nodes = self.nodes.into_inner();
+        // Sized once from a count over the build tree (an upper bound: it includes comments
+        // and detached nodes) rather than grown by doubling: every page is kept until the job
+        // ends, so growth slack would be held — and paid for in fresh pages — for all of them.
+        let size = ArenaSize::of(&nodes);
         let mut dom = Dom {
+            nodes: Vec::with_capacity(size.nodes),
+            elements: Vec::with_capacity(size.elements),
+            strings: String::with_capacity(size.string_bytes),
+            classes: Vec::with_capacity(size.classes),
+            other_attributes: Vec::with_capacity(size.other_attributes),
             parse_errors: self.parse_errors.get(),
             ..Dom::default()
         };
-        dom.nodes.reserve(nodes.len());
 
         struct Open {
             old: u32,
@@ -298,13 +314,68 @@ impl Builder {
             }
         }
         if title_element != NONE {
-            let text: String = dom
-                .subtree(title_element as usize)
-                .filter_map(|i| dom.text(i))
+            let title = title_element as usize;
+            let texts: Vec<usize> = dom
+                .subtree(title)
+                .filter(|&i| dom.text(i).is_some())
                 .collect();
-            dom.title = Some(dom.add_string(&text));
+            dom.title = match texts[..] {
+                // The usual title is one text node: point at its string instead of copying it.
+                [only] => match dom.nodes[only].kind {
+                    NodeKind::Text { span, .. } => Some(span),
+                    _ => None,
+                },
+                _ => {
+                    let text: String = texts.iter().filter_map(|&i| dom.text(i)).collect();
+                    Some(dom.add_string(&text))
+                }
+            };
         }
         dom
+    }
+}
+
+/// Capacities for a [`Dom`] compacted from a build tree: upper bounds on what it will hold.
+struct ArenaSize {
+    nodes: usize,
+    elements: usize,
+    string_bytes: usize,
+    classes: usize,
+    other_attributes: usize,
+}
+
+impl ArenaSize {
+    fn of(nodes: &[BuildNode]) -> ArenaSize {
+        let mut size = ArenaSize {
+            nodes: nodes.len(),
+            elements: 0,
+            string_bytes: 0,
+            classes: 0,
+            other_attributes: 0,
+        };
+        for node in nodes {
+            match &node.data {
+                Data::Element { attrs, .. } => {
+                    size.elements += 1;
+                    for attr in attrs {
+                        match attr.name.local {
+                            local_name!("id")
+                            | local_name!("href")
+                            | local_name!("src")
+                            | local_name!("alt") => size.string_bytes += attr.value.len(),
+                            local_name!("class") => {
+                                size.string_bytes += attr.value.len();
+                                size.classes += attr.value.split_ascii_whitespace().count();
+                            }
+                            _ => size.other_attributes += 1,
+                        }
+                    }
+                }
+                Data::Text(text) => size.string_bytes += text.len(),
+                Data::Document | Data::Other => {}
+            }
+        }
+        size
     }
 }
 
