@@ -144,7 +144,7 @@ impl PageFeatures {
 /// Counts summed over a subtree that [`Subtree`] does not carry.
 #[derive(Clone, Copy, Default)]
 struct Extra {
-    tags: [u32; TAG_COUNTED.len()],
+    tags: [u32; COUNTED_TAGS],
     media: f32,
     punctuation: u32,
     digits: u32,
@@ -155,7 +155,19 @@ struct Extra {
     surprisal: f64,
 }
 
-const TAG_COUNTED: [&str; 7] = ["a", "img", "li", "form", "input", "iframe", "button"];
+const COUNTED_TAGS: usize = 7;
+
+/// The tags whose descendants are counted (`log_a` … `log_button`, in this order). Interned
+/// atoms: finding a tag here compares integers, not strings.
+static TAG_COUNTED: [LocalName; COUNTED_TAGS] = [
+    local_name!("a"),
+    local_name!("img"),
+    local_name!("li"),
+    local_name!("form"),
+    local_name!("input"),
+    local_name!("iframe"),
+    local_name!("button"),
+];
 
 const ROLE_NAV: u16 = 1;
 const ROLE_HEADER: u16 = 1 << 1;
@@ -277,21 +289,6 @@ fn role_of_piece(piece: &str) -> u16 {
     mask
 }
 
-/// The index of `tag` in [`TAG_COUNTED`]. Tags are interned atoms: matching them compares
-/// integers, where looking them up in the list compared strings for every element.
-fn counted_tag(tag: &LocalName) -> Option<usize> {
-    match *tag {
-        local_name!("a") => Some(0),
-        local_name!("img") => Some(1),
-        local_name!("li") => Some(2),
-        local_name!("form") => Some(3),
-        local_name!("input") => Some(4),
-        local_name!("iframe") => Some(5),
-        local_name!("button") => Some(6),
-        _ => None,
-    }
-}
-
 fn role_of_tag(tag: &LocalName) -> u16 {
     match *tag {
         local_name!("nav") => ROLE_NAV,
@@ -314,21 +311,18 @@ fn own_roles<'d>(
 ) -> u16 {
     let mut mask = dom.tag(i).map_or(0, role_of_tag);
     for name in dom.id(i).into_iter().chain(dom.classes(i)) {
-        if let Some(&roles) = known.get(name) {
-            mask |= roles;
-            continue;
-        }
-        let mut roles = 0;
-        for piece in name.split(|c: char| !c.is_alphanumeric()) {
-            if piece.is_empty() || piece.len() > 40 {
-                continue;
+        mask |= *known.entry(name).or_insert_with(|| {
+            let mut roles = 0;
+            for piece in name.split(|c: char| !c.is_alphanumeric()) {
+                if piece.is_empty() || piece.len() > 40 {
+                    continue;
+                }
+                scratch.clear();
+                scratch.extend(piece.chars().flat_map(char::to_lowercase));
+                roles |= role_of_piece(scratch);
             }
-            scratch.clear();
-            scratch.extend(piece.chars().flat_map(char::to_lowercase));
-            roles |= role_of_piece(scratch);
-        }
-        known.insert(name, roles);
-        mask |= roles;
+            roles
+        });
     }
     mask
 }
@@ -475,7 +469,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     // Backward: sum subtrees (children come after their parent in pre-order).
     for i in (0..n).rev() {
         if let Some(tag) = dom.tag(i) {
-            if let Some(k) = counted_tag(tag) {
+            if let Some(k) = TAG_COUNTED.iter().position(|t| t == tag) {
                 extra[i].tags[k] += 1;
             }
             extra[i].media += match *tag {
@@ -675,11 +669,13 @@ mod tests {
     }
 
     #[test]
-    fn counted_tags_follow_the_list_order() {
-        for (k, name) in TAG_COUNTED.iter().enumerate() {
-            assert_eq!(counted_tag(&LocalName::from(*name)), Some(k), "{name}");
+    fn counted_tags_follow_the_feature_order() {
+        // `log_a` … `log_button` are the counts of TAG_COUNTED, in its order.
+        let first = index_of("log_a").expect("log_a");
+        for (k, tag) in TAG_COUNTED.iter().enumerate() {
+            assert_eq!(NAMES[first + k], format!("log_{tag}"), "{tag}");
         }
-        assert_eq!(counted_tag(&LocalName::from("div")), None);
+        assert!(!TAG_COUNTED.contains(&LocalName::from("div")));
     }
 
     #[test]

@@ -8,9 +8,9 @@
 //! uses (α = 1000), is well conditioned, so Newton reaches machine precision in a handful of
 //! iterations. Each iteration is one pass building XᵀWX from columns, a dot-product loop the
 //! compiler vectorizes; once the steps are small, that matrix is kept for the following steps
-//! (chord steps), which then cost a pass over the data instead of 51. smartcore's L-BFGS over its generic matrix took 11.7 s of a 28.8 s
-//! `stencil run` on the 215 MB evaluation crawl; this takes a small fraction of that (see
-//! docs/benchmarks.md). A linear-algebra crate would bring far more than the 51×51 Cholesky
+//! (chord steps), which then cost a pass over the data instead of 51. smartcore's L-BFGS over
+//! its generic matrix took 11.7 s of a 28.8 s `stencil run` on the 215 MB evaluation crawl;
+//! this takes a small fraction of that (see docs/benchmarks.md). A linear-algebra crate would bring far more than the 51×51 Cholesky
 //! factorization needed here.
 
 /// A fitted model in the coordinates it was fitted in.
@@ -68,7 +68,8 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
     let mut curvature = vec![0.0; n];
     let mut weighted = vec![0.0; BLOCK_ROWS.min(n)];
     let mut objective = margins_and_loss(columns, y, &theta, alpha, &mut z);
-    // The Cholesky factor of the last Hessian built, and whether it may serve the next step.
+    // The Cholesky factor of the last Hessian built, and whether it may serve the next step
+    // (only ever set after one was built).
     let mut factor: Option<Vec<f64>> = None;
     let mut reuse = false;
     let mut hessians = 0;
@@ -83,8 +84,9 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
             gradient[j] = dot(columns[j], &residual) + alpha * theta[j];
         }
         gradient[d] = residual.iter().sum::<f64>();
-        let chord = reuse && factor.is_some();
-        let step = match factor.as_deref().filter(|_| chord) {
+        let reused = factor.as_deref().filter(|_| reuse);
+        let chord = reused.is_some();
+        let step = match reused {
             // Near the optimum the Hessian barely changes between steps, and building it costs
             // d times more than the gradient: the last one serves (a chord step). The step is
             // still a descent direction, and the stopping rule below is unchanged.
@@ -269,7 +271,7 @@ fn dot4(a: &[f64], columns: [&[f64]; 4]) -> [f64; 4] {
     }
     let mut out = [0.0; 4];
     for ((value, sum), column) in out.iter_mut().zip(sums).zip(columns) {
-        let tail = dot(&a[rest.min(a.len())..], column.get(rest..).unwrap_or(&[]));
+        let tail = dot(&a[rest..], column.get(rest..).unwrap_or(&[]));
         *value = (sum[0] + sum[1]) + (sum[2] + sum[3]) + tail;
     }
     out

@@ -335,6 +335,32 @@ impl Builder {
     }
 }
 
+/// Where an attribute goes in the arena: the five whose values later stages read are kept as
+/// strings, every other one by its name only. [`Dom::add_element`] stores by it and
+/// [`ArenaSize`] counts by it, so the capacities follow what is stored.
+#[derive(Clone, Copy)]
+enum Slot {
+    Id,
+    Classes,
+    Href,
+    Src,
+    Alt,
+    NameOnly,
+}
+
+impl Slot {
+    fn of(name: &LocalName) -> Slot {
+        match *name {
+            local_name!("id") => Slot::Id,
+            local_name!("class") => Slot::Classes,
+            local_name!("href") => Slot::Href,
+            local_name!("src") => Slot::Src,
+            local_name!("alt") => Slot::Alt,
+            _ => Slot::NameOnly,
+        }
+    }
+}
+
 /// Capacities for a [`Dom`] compacted from a build tree: upper bounds on what it will hold.
 struct ArenaSize {
     nodes: usize,
@@ -358,16 +384,15 @@ impl ArenaSize {
                 Data::Element { attrs, .. } => {
                     size.elements += 1;
                     for attr in attrs {
-                        match attr.name.local {
-                            local_name!("id")
-                            | local_name!("href")
-                            | local_name!("src")
-                            | local_name!("alt") => size.string_bytes += attr.value.len(),
-                            local_name!("class") => {
+                        match Slot::of(&attr.name.local) {
+                            Slot::NameOnly => size.other_attributes += 1,
+                            Slot::Classes => {
                                 size.string_bytes += attr.value.len();
                                 size.classes += attr.value.split_ascii_whitespace().count();
                             }
-                            _ => size.other_attributes += 1,
+                            Slot::Id | Slot::Href | Slot::Src | Slot::Alt => {
+                                size.string_bytes += attr.value.len()
+                            }
                         }
                     }
                 }
@@ -417,26 +442,25 @@ impl Dom {
         for attr in attrs {
             let value: &str = &attr.value;
             element.attribute_bytes += (attr.name.local.len() + value.len() + 4) as u32;
-            match attr.name.local {
-                local_name!("id") => element.id = Some(self.add_string(value)),
-                local_name!("class") => {
+            match Slot::of(&attr.name.local) {
+                Slot::Id => element.id = Some(self.add_string(value)),
+                Slot::Classes => {
                     for class in value.split_ascii_whitespace() {
                         let span = self.add_string(class);
                         self.classes.push(span);
                     }
                 }
-                local_name!("href") => element.href = Some(self.add_string(value.trim())),
-                local_name!("src") => element.src = Some(self.add_string(value.trim())),
-                local_name!("alt") => element.alt = Some(self.add_string(value)),
-                local_name!("hidden") => {
-                    hides_content = true;
+                Slot::Href => element.href = Some(self.add_string(value.trim())),
+                Slot::Src => element.src = Some(self.add_string(value.trim())),
+                Slot::Alt => element.alt = Some(self.add_string(value)),
+                Slot::NameOnly => {
+                    match attr.name.local {
+                        local_name!("hidden") => hides_content = true,
+                        local_name!("style") => hides_content |= style_hides(value),
+                        _ => {}
+                    }
                     self.other_attributes.push(attr.name.local.clone());
                 }
-                local_name!("style") => {
-                    hides_content |= style_hides(value);
-                    self.other_attributes.push(attr.name.local.clone());
-                }
-                _ => self.other_attributes.push(attr.name.local.clone()),
             }
         }
         element.classes = classes_start..self.classes.len() as u32;
