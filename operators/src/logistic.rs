@@ -2,7 +2,10 @@
 //!
 //! Minimizes Σᵢ [log(1 + e^zᵢ) − yᵢ·zᵢ] + ½·α·‖w‖², zᵢ = w·xᵢ + b, the intercept b
 //! unpenalized — the objective smartcore's `LogisticRegression` minimizes, so models fitted
-//! before and after the switch mean the same thing.
+//! before and after the switch mean the same thing. [`fit_with`] also takes one α per weight
+//! (½·Σⱼ αⱼ·wⱼ²): a problem standardized with other means and scales is this one in other
+//! coordinates, with the penalty rescaled weight by weight, which lets cross-validation fit
+//! every fold in the coordinates of the whole sample (see [`crate::model::validate`]).
 //!
 //! Why by hand: the problem has at most 51 unknowns and, with the strong penalty the classifier
 //! uses (α = 1000), is well conditioned, so Newton reaches machine precision in a handful of
@@ -10,8 +13,15 @@
 //! compiler vectorizes; once the steps are small, that matrix is kept for the following steps
 //! (chord steps), which then cost a pass over the data instead of 51. smartcore's L-BFGS over
 //! its generic matrix took 11.7 s of a 28.8 s `stencil run` on the 215 MB evaluation crawl;
-//! this takes a small fraction of that (see docs/benchmarks.md). A linear-algebra crate would bring far more than the 51×51 Cholesky
-//! factorization needed here.
+//! this takes a small fraction of that (see docs/benchmarks.md). A linear-algebra crate would
+//! bring far more than the 51×51 Cholesky factorization needed here.
+//!
+//! XᵀWX is a sum over rows, so problems that share a start point and differ only in which
+//! rows they leave out can share the pass that builds it: [`data_hessians`] sums it over
+//! several ranges of rows at once, and [`fit_with`] takes the sum over a problem's rows as its
+//! first Hessian.
+
+use std::ops::Range;
 
 /// A fitted model in the coordinates it was fitted in.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,10 +52,76 @@ const BLOCK_ROWS: usize = 512;
 /// Hessian that would only confirm convergence.
 const LAST_STEP: f64 = 1e-4;
 
+/// The penalty on the weights (never on the intercept).
+#[derive(Clone, Copy, Debug)]
+pub enum Penalty<'a> {
+    /// ½·α·‖w‖².
+    Uniform(f64),
+    /// ½·Σⱼ αⱼ·wⱼ², one α per weight.
+    PerWeight(&'a [f64]),
+}
+
+impl Penalty<'_> {
+    fn check(&self, d: usize) -> Result<(), String> {
+        let sound = |alpha: f64| alpha >= 0.0 && alpha.is_finite();
+        match *self {
+            Penalty::Uniform(alpha) if !sound(alpha) => {
+                Err(format!("penalty {alpha} is not a finite number ≥ 0"))
+            }
+            Penalty::PerWeight(alphas) if alphas.len() != d => {
+                Err(format!("{} penalties for {d} weights", alphas.len()))
+            }
+            Penalty::PerWeight(alphas) => match alphas.iter().find(|&&a| !sound(a)) {
+                Some(alpha) => Err(format!("penalty {alpha} is not a finite number ≥ 0")),
+                None => Ok(()),
+            },
+            Penalty::Uniform(_) => Ok(()),
+        }
+    }
+
+    /// The α of weight `j`.
+    fn of(&self, j: usize) -> f64 {
+        match *self {
+            Penalty::Uniform(alpha) => alpha,
+            Penalty::PerWeight(alphas) => alphas[j],
+        }
+    }
+
+    /// The penalty's share of the objective.
+    fn value(&self, weights: &[f64]) -> f64 {
+        match *self {
+            // Summed as before the per-weight form existed, so that uniform fits, and the
+            // models made from them, stay the same to the last bit.
+            Penalty::Uniform(alpha) => 0.5 * alpha * weights.iter().map(|w| w * w).sum::<f64>(),
+            Penalty::PerWeight(alphas) => {
+                0.5 * weights
+                    .iter()
+                    .zip(alphas)
+                    .map(|(w, a)| a * w * w)
+                    .sum::<f64>()
+            }
+        }
+    }
+}
+
 /// Fits on `columns` (one slice per feature, all of the labels' length) and labels `y`.
 /// `start`, when given, is where Newton begins (a nearby solution makes it converge in two or
 /// three steps); otherwise it begins at zero.
 pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> Result<Fit, String> {
+    fit_with(columns, y, Penalty::Uniform(alpha), start, None)
+}
+
+/// [`fit`] with any [`Penalty`], and, when `start_hessian` is given, that matrix as the first
+/// Hessian instead of a pass over the data: it must be XᵀWX at `start` over these rows, without
+/// the penalty ((d+1)×(d+1), row-major, as [`data_hessians`] sums it). It is only used if
+/// `start` is, and does not count among the Hessians built.
+pub fn fit_with(
+    columns: &[&[f64]],
+    y: &[bool],
+    penalty: Penalty,
+    start: Option<&Fit>,
+    start_hessian: Option<&[f64]>,
+) -> Result<Fit, String> {
     let n = y.len();
     let d = columns.len();
     if let Some(bad) = columns.iter().position(|c| c.len() != n) {
@@ -54,20 +130,27 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
             columns[bad].len()
         ));
     }
-    if !(alpha >= 0.0 && alpha.is_finite()) {
-        return Err(format!("penalty {alpha} is not a finite number ≥ 0"));
+    penalty.check(d)?;
+    if let Some(h) = start_hessian.filter(|h| h.len() != (d + 1) * (d + 1)) {
+        return Err(format!(
+            "a start Hessian of {} entries for {d} weights",
+            h.len()
+        ));
     }
     // Unknowns: d weights, then the intercept.
     let mut theta = vec![0.0; d + 1];
-    if let Some(start) = start.filter(|s| s.weights.len() == d) {
+    let start = start.filter(|s| s.weights.len() == d);
+    if let Some(start) = start {
         theta[..d].copy_from_slice(&start.weights);
         theta[d] = start.intercept;
     }
+    // A Hessian at another point than the one Newton begins at would only mislead it.
+    let mut given = start_hessian.filter(|_| start.is_some());
     let mut z = vec![0.0; n];
     let mut residual = vec![0.0; n];
     let mut curvature = vec![0.0; n];
     let mut weighted = vec![0.0; BLOCK_ROWS.min(n)];
-    let mut objective = margins_and_loss(columns, y, &theta, alpha, &mut z);
+    let mut objective = margins_and_loss(columns, y, &theta, penalty, &mut z);
     // The Cholesky factor of the last Hessian built, and whether it may serve the next step
     // (only ever set after one was built).
     let mut factor: Option<Vec<f64>> = None;
@@ -81,7 +164,7 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
         }
         let mut gradient = vec![0.0; d + 1];
         for j in 0..d {
-            gradient[j] = dot(columns[j], &residual) + alpha * theta[j];
+            gradient[j] = dot(columns[j], &residual) + penalty.of(j) * theta[j];
         }
         gradient[d] = residual.iter().sum::<f64>();
         let reused = factor.as_deref().filter(|_| reuse);
@@ -92,8 +175,15 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
             // still a descent direction, and the stopping rule below is unchanged.
             Some(factor) => solve_factored(factor, &gradient, d + 1),
             None => {
-                let mut hessian = hessian(columns, &curvature, &mut weighted, alpha);
-                hessians += 1;
+                // Only the first step is at the start point, so only it may take the given one.
+                let data = match given.take() {
+                    Some(h) => h.to_vec(),
+                    None => {
+                        hessians += 1;
+                        data_hessian(columns, &curvature, 0..n, &mut weighted)
+                    }
+                };
+                let mut hessian = with_penalty(data, penalty, d);
                 let step = solve_positive_definite(&mut hessian, &gradient, d + 1)?;
                 factor = Some(hessian);
                 step
@@ -110,7 +200,7 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
             for (c, (t, s)) in candidate.iter_mut().zip(theta.iter().zip(&step)) {
                 *c = t - length * s;
             }
-            let next = margins_and_loss(columns, y, &candidate, alpha, &mut z);
+            let next = margins_and_loss(columns, y, &candidate, penalty, &mut z);
             if next <= objective {
                 objective = next;
                 decreased = true;
@@ -120,7 +210,7 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
         }
         if !decreased && chord {
             // The old Hessian led nowhere: build a fresh one at the same point.
-            objective = margins_and_loss(columns, y, &theta, alpha, &mut z);
+            objective = margins_and_loss(columns, y, &theta, penalty, &mut z);
             reuse = false;
             continue;
         }
@@ -149,16 +239,58 @@ pub fn fit(columns: &[&[f64]], y: &[bool], alpha: f64, start: Option<&Fit>) -> R
     Err(format!("Newton did not converge in {MAX_ITERATIONS} steps"))
 }
 
-/// The Hessian of the objective (row-major, (d+1)×(d+1)) at the point whose sigmoid
-/// curvatures p·(1 − p) are `curvature`. It is symmetric, so only its upper triangle is summed,
-/// and it is summed over blocks of rows that stay in cache while each pair of columns is
-/// multiplied.
-fn hessian(columns: &[&[f64]], curvature: &[f64], weighted: &mut [f64], alpha: f64) -> Vec<f64> {
-    let n = curvature.len();
+/// XᵀWX at `at` over each range of `rows` (one slice per feature): the data part of the
+/// Hessian, without the penalty, in the layout [`fit_with`] takes as its first Hessian. A
+/// problem on the union of some ranges has the sum of theirs, so one pass over all rows serves
+/// every problem that leaves some ranges out.
+pub fn data_hessians(
+    columns: &[&[f64]],
+    at: &Fit,
+    ranges: &[Range<usize>],
+) -> Result<Vec<Vec<f64>>, String> {
+    let d = columns.len();
+    let n = columns.first().map_or(0, |c| c.len());
+    if columns.iter().any(|c| c.len() != n) || at.weights.len() != d {
+        return Err(format!(
+            "{d} features of unequal length or not the {} weights of the point",
+            at.weights.len()
+        ));
+    }
+    if let Some(bad) = ranges.iter().find(|r| r.start > r.end || r.end > n) {
+        return Err(format!("rows {bad:?} of {n}"));
+    }
+    let mut theta = at.weights.clone();
+    theta.push(at.intercept);
+    let mut z = vec![0.0; n];
+    margins(columns, &theta, &mut z);
+    let curvature: Vec<f64> = z
+        .iter()
+        .map(|&zi| {
+            let p = sigmoid(zi);
+            p * (1.0 - p)
+        })
+        .collect();
+    let mut weighted = vec![0.0; BLOCK_ROWS.min(n)];
+    Ok(ranges
+        .iter()
+        .map(|rows| data_hessian(columns, &curvature, rows.clone(), &mut weighted))
+        .collect())
+}
+
+/// XᵀWX over `rows` (row-major, (d+1)×(d+1), the intercept's column of ones last), where W
+/// holds the sigmoid curvatures p·(1 − p) of the point. It is symmetric, so only its upper
+/// triangle is summed, and it is summed over blocks of rows that stay in cache while each pair
+/// of columns is multiplied.
+fn data_hessian(
+    columns: &[&[f64]],
+    curvature: &[f64],
+    rows: Range<usize>,
+    weighted: &mut [f64],
+) -> Vec<f64> {
     let d = columns.len();
     let mut hessian = vec![0.0; (d + 1) * (d + 1)];
-    for start in (0..n).step_by(BLOCK_ROWS) {
-        let end = (start + BLOCK_ROWS).min(n);
+    for start in rows.clone().step_by(BLOCK_ROWS) {
+        let end = (start + BLOCK_ROWS).min(rows.end);
         let weighted = &mut weighted[..end - start];
         for j in 0..d {
             for ((w, &c), &x) in weighted
@@ -186,10 +318,7 @@ fn hessian(columns: &[&[f64]], curvature: &[f64], weighted: &mut [f64], alpha: f
             row[d] += weighted.iter().sum::<f64>();
         }
     }
-    for j in 0..d {
-        hessian[j * (d + 1) + j] += alpha;
-    }
-    hessian[d * (d + 1) + d] = curvature.iter().sum::<f64>();
+    hessian[d * (d + 1) + d] = curvature[rows].iter().sum::<f64>();
     for j in 0..=d {
         for k in 0..j {
             hessian[j * (d + 1) + k] = hessian[k * (d + 1) + j];
@@ -198,28 +327,39 @@ fn hessian(columns: &[&[f64]], curvature: &[f64], weighted: &mut [f64], alpha: f
     hessian
 }
 
-/// Fills `z` with the margins of `theta` and returns the penalized objective.
-fn margins_and_loss(
-    columns: &[&[f64]],
-    y: &[bool],
-    theta: &[f64],
-    alpha: f64,
-    z: &mut [f64],
-) -> f64 {
-    let d = columns.len();
-    z.fill(theta[d]);
+/// The Hessian of the objective: the data part plus the penalty's diagonal.
+fn with_penalty(mut hessian: Vec<f64>, penalty: Penalty, d: usize) -> Vec<f64> {
+    for j in 0..d {
+        hessian[j * (d + 1) + j] += penalty.of(j);
+    }
+    hessian
+}
+
+/// Fills `z` with the margins of `theta` (the weights, then the intercept).
+fn margins(columns: &[&[f64]], theta: &[f64], z: &mut [f64]) {
+    z.fill(theta[columns.len()]);
     for (column, &w) in columns.iter().zip(theta) {
         for (zi, &x) in z.iter_mut().zip(column.iter()) {
             *zi += w * x;
         }
     }
+}
+
+/// Fills `z` with the margins of `theta` and returns the penalized objective.
+fn margins_and_loss(
+    columns: &[&[f64]],
+    y: &[bool],
+    theta: &[f64],
+    penalty: Penalty,
+    z: &mut [f64],
+) -> f64 {
+    margins(columns, theta, z);
     let loss: f64 = z
         .iter()
         .zip(y)
         .map(|(&zi, &yi)| log_one_plus_exp(zi) - if yi { zi } else { 0.0 })
         .sum();
-    let penalty: f64 = theta[..d].iter().map(|w| w * w).sum();
-    loss + 0.5 * alpha * penalty
+    loss + penalty.value(&theta[..columns.len()])
 }
 
 fn sigmoid(z: f64) -> f64 {
@@ -329,6 +469,10 @@ mod tests {
 
     /// Brute-force gradient of the objective, to check the optimum without trusting the solver.
     fn gradient_norm(columns: &[&[f64]], y: &[bool], alpha: f64, fit: &Fit) -> f64 {
+        gradient_norm_per_weight(columns, y, &vec![alpha; columns.len()], fit)
+    }
+
+    fn gradient_norm_per_weight(columns: &[&[f64]], y: &[bool], alphas: &[f64], fit: &Fit) -> f64 {
         let d = columns.len();
         let mut g = vec![0.0; d + 1];
         for i in 0..y.len() {
@@ -339,7 +483,7 @@ mod tests {
             }
             g[d] += r;
         }
-        for (gj, w) in g.iter_mut().zip(&fit.weights) {
+        for ((gj, w), alpha) in g.iter_mut().zip(&fit.weights).zip(alphas) {
             *gj += alpha * w;
         }
         g.iter().fold(0.0f64, |m, v| m.max(v.abs()))
@@ -399,6 +543,87 @@ mod tests {
         for (a, b) in warm.weights.iter().zip(&again.weights) {
             assert!((a - b).abs() < 1e-9, "{warm:?} vs {again:?}");
         }
+    }
+
+    #[test]
+    fn reaches_the_optimum_of_a_penalty_per_weight() {
+        let (columns, y) = noisy_problem(2000);
+        let columns: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        // One weight free, one held hard, one in between.
+        let alphas = [0.0, 3000.0, 20.0];
+        let fit = fit_with(&columns, &y, Penalty::PerWeight(&alphas), None, None).expect("fit");
+        assert!(
+            gradient_norm_per_weight(&columns, &y, &alphas, &fit) < 1e-6,
+            "{fit:?}"
+        );
+        let uniform = super::fit(&columns, &y, 20.0, None).expect("fit");
+        assert!(
+            fit.weights[1].abs() < 0.2 * uniform.weights[1].abs(),
+            "{fit:?} vs {uniform:?}"
+        );
+        // Equal penalties are the uniform one.
+        let equal =
+            fit_with(&columns, &y, Penalty::PerWeight(&[20.0; 3]), None, None).expect("fit");
+        for (a, b) in equal.weights.iter().zip(&uniform.weights) {
+            assert!((a - b).abs() < 1e-12, "{equal:?} vs {uniform:?}");
+        }
+        assert!(fit_with(&columns, &y, Penalty::PerWeight(&[1.0; 2]), None, None).is_err());
+        assert!(fit_with(
+            &columns,
+            &y,
+            Penalty::PerWeight(&[1.0, -1.0, 1.0]),
+            None,
+            None
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn hessians_of_row_ranges_add_up() {
+        let (columns, y) = noisy_problem(2000);
+        let columns: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let at = fit(&columns, &y, 10.0, None).expect("fit");
+        let parts = data_hessians(&columns, &at, &[0..700, 700..700, 700..2000]).expect("parts");
+        let whole = data_hessians(&columns, &at, std::slice::from_ref(&(0..2000))).expect("whole");
+        assert!(parts[1].iter().all(|&h| h == 0.0), "no rows, no curvature");
+        for ((a, c), w) in parts[0].iter().zip(&parts[2]).zip(&whole[0]) {
+            assert!((a + c - w).abs() <= 1e-9 * (1.0 + w.abs()));
+        }
+        assert!(data_hessians(&columns, &at, &[0..700, 1500..2001]).is_err());
+    }
+
+    #[test]
+    fn a_given_start_hessian_saves_one_and_reaches_the_same_optimum() {
+        let (columns, y) = noisy_problem(3000);
+        let columns: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
+        let alphas = [5.0, 50.0, 500.0];
+        let penalty = Penalty::PerWeight(&alphas);
+        let start = fit(&columns, &y, 10.0, None).expect("fit");
+        // The problem on the first 2000 rows, starting from the fit on all of them.
+        let shares = data_hessians(&columns, &start, &[0..2000, 2000..3000]).expect("shares");
+        let head: Vec<&[f64]> = columns.iter().map(|c| &c[..2000]).collect();
+        let y = &y[..2000];
+        let cold = fit_with(&head, y, penalty, None, None).expect("fit");
+        let warm = fit_with(&head, y, penalty, Some(&start), None).expect("fit");
+        let given = fit_with(&head, y, penalty, Some(&start), Some(&shares[0])).expect("fit");
+        assert_eq!(given.hessians + 1, warm.hessians, "{given:?} vs {warm:?}");
+        assert_eq!(given.iterations, warm.iterations, "{given:?} vs {warm:?}");
+        for fit in [&warm, &given] {
+            assert!(
+                gradient_norm_per_weight(&head, y, &alphas, fit) < 1e-6,
+                "{fit:?}"
+            );
+            // The same optimum as from zero, to the solver's tolerance (steps of 10⁻⁴
+            // relative leave errors of about their square).
+            for (a, b) in fit.weights.iter().zip(&cold.weights) {
+                assert!((a - b).abs() < 1e-7, "{fit:?} vs {cold:?}");
+            }
+            assert!((fit.intercept - cold.intercept).abs() < 1e-7);
+        }
+        assert!(
+            fit_with(&head, y, penalty, Some(&start), Some(&shares[0][1..])).is_err(),
+            "a Hessian of the wrong size"
+        );
     }
 
     #[test]

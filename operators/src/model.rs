@@ -9,9 +9,15 @@
 //! needs.
 //!
 //! [`validate`] is host-disjoint cross-validation: examples are split into folds by host, so
-//! the reported AUC is for sites the model never saw, which is the paper's claim.
+//! the reported AUC is for sites the model never saw, which is the paper's claim. Each fold's
+//! model is, as it always was, the one fitted on the other folds with their own
+//! standardization; but a standardization only chooses coordinates, and the L2 penalty is the
+//! one thing that sees them: rescaled weight by weight, it makes the fold's problem one in the
+//! whole bucket's coordinates, with the same optimum. So the bucket is standardized once, and
+//! the folds share the first Hessian of their fits (see [`validate`]).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
@@ -64,7 +70,7 @@ impl BucketModel {
         for (k, &x) in row.iter().enumerate().take(COUNT) {
             z += f64::from(self.weights[k]) * f64::from((x - self.mean[k]) / self.scale[k]);
         }
-        (1.0 / (1.0 + (-z).exp())) as f32
+        sigmoid(z)
     }
 }
 
@@ -315,8 +321,7 @@ pub fn fit(
     })
 }
 
-/// The four bucket models, fitted on the examples `examples` yields (borrowed, so that the
-/// validation folds need no copies).
+/// The four bucket models, fitted on the examples `examples` yields.
 fn fit_buckets<'a>(
     examples: impl Iterator<Item = &'a Example> + Clone,
     params: &FitParams,
@@ -340,64 +345,24 @@ fn fit_bucket(
 ) -> Result<BucketModel, String> {
     let n = rows.len();
     let templates = rows.iter().filter(|e| e.template).count();
-    let mut mean = vec![0f64; COUNT];
-    let mut var = vec![0f64; COUNT];
-    for e in rows {
-        for (sum, &x) in mean.iter_mut().zip(&e.features) {
-            *sum += f64::from(x);
-        }
-    }
-    for m in &mut mean {
-        *m /= n.max(1) as f64;
-    }
-    for e in rows {
-        for k in 0..COUNT {
-            let d = f64::from(e.features[k]) - mean[k];
-            var[k] += d * d;
-        }
-    }
-    let scale: Vec<f64> = var
-        .iter()
-        .map(|v| {
-            let sd = (v / n.max(1) as f64).sqrt();
-            if sd > 1e-9 {
-                sd
-            } else {
-                1.0
-            }
-        })
-        .collect();
+    let mut columns = feature_columns(rows.iter().copied());
+    let moments = Moments::of(&columns, 0..n);
+    let scale = moments.scale();
     let mut model = BucketModel {
         examples: n as u64,
         templates: templates as u64,
-        mean: mean.iter().map(|&m| m as f32).collect(),
+        mean: moments.mean.iter().map(|&m| m as f32).collect(),
         scale: scale.iter().map(|&s| s as f32).collect(),
         weights: vec![0.0; COUNT],
-        // With one class only (or none), the smoothed base rate is all there is to learn.
-        intercept: {
-            let p = (templates as f64 + 1.0) / (n as f64 + 2.0);
-            (p / (1.0 - p)).ln() as f32
-        },
+        intercept: base_rate(templates, n),
     };
     if templates == 0 || templates == n {
         return Ok(model);
     }
-    // Column-major and standardized, the layout the solver's dot products want.
-    let columns: Vec<Vec<f64>> = (0..COUNT)
-        .map(|k| {
-            rows.iter()
-                .map(|e| (f64::from(e.features[k]) - mean[k]) / scale[k])
-                .collect()
-        })
-        .collect();
+    standardize(&mut columns, &moments.mean, &scale);
     let columns: Vec<&[f64]> = columns.iter().map(Vec::as_slice).collect();
     let y: Vec<bool> = rows.iter().map(|e| e.template).collect();
-    let start = start.map(|m| logistic::Fit {
-        weights: m.weights.iter().map(|&w| f64::from(w)).collect(),
-        intercept: f64::from(m.intercept),
-        iterations: 0,
-        hessians: 0,
-    });
+    let start = start.map(start_point);
     let fitted = logistic::fit(&columns, &y, params.l2, start.as_ref())
         .map_err(|e| format!("logistic regression: {e}"))?;
     for (weight, &w) in model.weights.iter_mut().zip(&fitted.weights) {
@@ -407,30 +372,161 @@ fn fit_bucket(
     Ok(model)
 }
 
+/// The log-odds of the smoothed base rate: with one class only (or none), all there is to
+/// learn.
+fn base_rate(templates: usize, n: usize) -> f32 {
+    let p = (templates as f64 + 1.0) / (n as f64 + 2.0);
+    (p / (1.0 - p)).ln() as f32
+}
+
+/// The features of `rows`, one column per feature: the layout the solver's dot products want.
+/// Filled row by row, so that each example's features are read once, in order (they are small
+/// allocations of their own, scattered over the heap).
+fn feature_columns<'a>(rows: impl ExactSizeIterator<Item = &'a Example>) -> Vec<Vec<f64>> {
+    let n = rows.len();
+    let mut columns: Vec<Vec<f64>> = (0..COUNT).map(|_| Vec::with_capacity(n)).collect();
+    for e in rows {
+        for (column, &x) in columns.iter_mut().zip(&e.features) {
+            column.push(f64::from(x));
+        }
+    }
+    columns
+}
+
+/// z = (x − mean) / scale, in place.
+fn standardize(columns: &mut [Vec<f64>], mean: &[f64], scale: &[f64]) {
+    for ((column, m), s) in columns.iter_mut().zip(mean).zip(scale) {
+        for x in column {
+            *x = (*x - m) / s;
+        }
+    }
+}
+
+/// The count, means and centred sums of squares of the features over some rows: what a
+/// standardization is made of, and, unlike it, mergeable over disjoint sets of rows.
+#[derive(Clone, Debug)]
+struct Moments {
+    n: usize,
+    mean: Vec<f64>,
+    m2: Vec<f64>,
+}
+
+impl Moments {
+    fn empty() -> Moments {
+        Moments {
+            n: 0,
+            mean: vec![0.0; COUNT],
+            m2: vec![0.0; COUNT],
+        }
+    }
+
+    /// Over `rows` of feature `columns`, in two passes, the mean first: a sum of squares about
+    /// the mean loses no precision to a feature's offset, and is exactly zero for a constant
+    /// feature (features are f32, and sums of up to 2²⁹ of them are exact in f64, so the mean
+    /// of a constant is the constant).
+    fn of(columns: &[Vec<f64>], rows: Range<usize>) -> Moments {
+        let n = rows.len();
+        let mut moments = Moments::empty();
+        moments.n = n;
+        for ((column, mean), m2) in columns.iter().zip(&mut moments.mean).zip(&mut moments.m2) {
+            let values = &column[rows.clone()];
+            *mean = values.iter().fold(0.0, |sum, x| sum + x) / n.max(1) as f64;
+            *m2 = values
+                .iter()
+                .fold(0.0, |sum, x| sum + (x - *mean) * (x - *mean));
+        }
+        moments
+    }
+
+    /// The moments of the union of two disjoint sets of rows (Chan, Golub and LeVeque's
+    /// update). A feature constant on both stays exactly constant: its means agree, so nothing
+    /// is added to its sum of squares.
+    fn merge(&self, other: &Moments) -> Moments {
+        if self.n == 0 {
+            return other.clone();
+        }
+        if other.n == 0 {
+            return self.clone();
+        }
+        let (a, b) = (self.n as f64, other.n as f64);
+        let n = a + b;
+        let mut merged = self.clone();
+        merged.n += other.n;
+        for ((mean, m2), (&other_mean, &other_m2)) in merged
+            .mean
+            .iter_mut()
+            .zip(&mut merged.m2)
+            .zip(other.mean.iter().zip(&other.m2))
+        {
+            let delta = other_mean - *mean;
+            *mean += delta * b / n;
+            *m2 += other_m2 + delta * delta * a * b / n;
+        }
+        merged
+    }
+
+    /// The standard deviations, or 1 for a constant feature, whose weight the penalty then
+    /// holds at zero.
+    fn scale(&self) -> Vec<f64> {
+        self.m2
+            .iter()
+            .map(|v| {
+                let sd = (v / self.n.max(1) as f64).sqrt();
+                if sd > 1e-9 {
+                    sd
+                } else {
+                    1.0
+                }
+            })
+            .collect()
+    }
+}
+
+/// A bucket model's weights as the point a fit starts from.
+fn start_point(model: &BucketModel) -> logistic::Fit {
+    logistic::Fit {
+        weights: model.weights.iter().map(|&w| f64::from(w)).collect(),
+        intercept: f64::from(model.intercept),
+        iterations: 0,
+        hessians: 0,
+    }
+}
+
+/// The logistic function, rounded as scores are stored.
+fn sigmoid(z: f64) -> f32 {
+    (1.0 / (1.0 + (-z).exp())) as f32
+}
+
 /// Host-disjoint cross-validation: examples are split into `params.folds` folds by host hash,
-/// each fold scored by a model fitted on the others. `fitted`, the model fitted on all of
-/// `examples`, is where each fold's fit starts: it is close to theirs, so Newton needs two or
-/// three steps instead of seven or more. It does not leak into the scores: every fold's fit
-/// converges to its own optimum.
+/// each fold scored by a model fitted on the others.
+///
+/// Every fold's fit is done in the coordinates of the whole bucket (the mean m and scale s the
+/// full fit standardizes with), which makes the folds share most of their work. A fold's own
+/// standardization, with the mean mₖ and scale sₖ of the rows it is fitted on, only
+/// reparametrizes its model: a weight wⱼ on (x − mₖⱼ)/sₖⱼ is the weight vⱼ = wⱼ·sⱼ/sₖⱼ on
+/// (x − mⱼ)/sⱼ, the shift of the means goes to the unpenalized intercept, and the penalty
+/// ½·α·Σ wⱼ² becomes ½·α·Σ (sₖⱼ/sⱼ)²·vⱼ². With that penalty the fold's optimum scores every
+/// example as its own standardization would (to the solver's tolerance), but
+/// - the bucket is standardized once, into columns ordered by fold, so a fold's rows are a
+///   range and the rows it is fitted on are the rest;
+/// - every fold starts at the same point, `fitted`'s weights (in these very coordinates when
+///   it was fitted on `examples`; close to each fold's optimum, so Newton needs two or three
+///   steps), and XᵀWX there is a sum over folds: one pass gives each fold's share, and each
+///   fold's first Hessian is the sum of the others'.
+///
+/// `fitted` does not leak into the scores: every fold's fit converges to its own optimum.
 pub fn validate(
     examples: &[Example],
     params: &FitParams,
     fitted: &Model,
 ) -> Result<Validation, String> {
     let folds = params.folds.max(2);
-    let mut scored: Vec<(u8, f32, bool)> = Vec::with_capacity(examples.len());
-    for fold in 0..folds {
-        let in_fold = |e: &Example| e.host % u64::from(folds) == u64::from(fold);
-        let buckets = fit_buckets(
-            examples.iter().filter(|e| !in_fold(e)),
-            params,
-            Some(fitted),
-        )?;
-        for e in examples.iter().filter(|e| in_fold(e)) {
-            let probability = buckets[usize::from(e.bucket)].probability(&e.features);
-            scored.push((e.bucket, probability, e.template));
-        }
-    }
+    let probabilities = out_of_fold(examples, params, fitted, folds)?.probabilities;
+    let scored: Vec<(u8, f32, bool)> = examples
+        .iter()
+        .zip(probabilities)
+        .map(|(e, p)| (e.bucket, p, e.template))
+        .collect();
     let all: Vec<(f32, bool)> = scored.iter().map(|&(_, s, t)| (s, t)).collect();
     let buckets = (0..BUCKETS as u8)
         .map(|b| {
@@ -461,6 +557,232 @@ pub fn validate(
         precision: (predicted > 0).then(|| hits as f64 / predicted as f64),
         recall: (templates > 0).then(|| hits as f64 / templates as f64),
     })
+}
+
+/// Out-of-fold scores, and what the fold fits cost.
+struct OutOfFold {
+    /// Each example's probability of template by the model fitted without its fold.
+    probabilities: Vec<f32>,
+    /// Fold fits Newton solved (the others had one class and scored the base rate).
+    fits: u32,
+    /// Hessians those fits built.
+    hessians: u32,
+}
+
+/// Every example's probability by the model of its bucket fitted without its fold.
+fn out_of_fold(
+    examples: &[Example],
+    params: &FitParams,
+    fitted: &Model,
+    folds: u32,
+) -> Result<OutOfFold, String> {
+    if let Some(e) = examples
+        .iter()
+        .find(|e| usize::from(e.bucket) >= BUCKETS || e.features.len() != COUNT)
+    {
+        return Err(format!(
+            "an example of bucket {} with {} features: not from this build",
+            e.bucket,
+            e.features.len()
+        ));
+    }
+    let mut out = OutOfFold {
+        probabilities: vec![0.0; examples.len()],
+        fits: 0,
+        hessians: 0,
+    };
+    // The columns a fold's model is fitted on, reused by every fold.
+    let mut buffer = Vec::new();
+    for b in 0..BUCKETS {
+        let rows = (0..examples.len())
+            .filter(|&i| usize::from(examples[i].bucket) == b)
+            .collect();
+        let bucket = FoldedBucket::new(examples, rows, folds);
+        let start = fitted
+            .buckets
+            .get(b)
+            .filter(|m| m.weights.len() == COUNT)
+            .map_or_else(
+                || logistic::Fit {
+                    weights: vec![0.0; COUNT],
+                    intercept: 0.0,
+                    iterations: 0,
+                    hessians: 0,
+                },
+                start_point,
+            );
+        bucket.score_folds(params.l2, &start, &mut out, &mut buffer)?;
+    }
+    Ok(out)
+}
+
+/// One bucket's examples for cross-validation: ordered by fold, so that a fold is a range of
+/// rows, and standardized once with the whole bucket's mean and scale.
+struct FoldedBucket {
+    /// Indices into `examples`, fold by fold.
+    rows: Vec<usize>,
+    /// Each fold's range of `rows`.
+    folds: Vec<Range<usize>>,
+    /// The features' moments over each fold, from which the scale of any fold's complement
+    /// follows without another pass over the examples.
+    moments: Vec<Moments>,
+    /// The standardization's scale over the whole bucket.
+    scale: Vec<f64>,
+    /// One per feature, in the order of `rows`.
+    columns: Vec<Vec<f64>>,
+    y: Vec<bool>,
+}
+
+impl FoldedBucket {
+    /// `rows` (indices into `examples`) in canonical order.
+    fn new(examples: &[Example], rows: Vec<usize>, folds: u32) -> FoldedBucket {
+        let mut by_fold = vec![Vec::new(); folds as usize];
+        for i in rows {
+            // Below `folds`, so it fits a usize.
+            by_fold[(examples[i].host % u64::from(folds)) as usize].push(i);
+        }
+        let mut ranges = Vec::with_capacity(by_fold.len());
+        let mut start = 0;
+        for fold in &by_fold {
+            ranges.push(start..start + fold.len());
+            start += fold.len();
+        }
+        let rows = by_fold.concat();
+        let mut columns = feature_columns(rows.iter().map(|&i| &examples[i]));
+        let moments: Vec<Moments> = (ranges.iter())
+            .map(|fold| Moments::of(&columns, fold.clone()))
+            .collect();
+        // The full fit's standardization (to rounding: it summed in another order).
+        let all = moments.iter().fold(Moments::empty(), |all, m| all.merge(m));
+        let scale = all.scale();
+        standardize(&mut columns, &all.mean, &scale);
+        let y = rows.iter().map(|&i| examples[i].template).collect();
+        FoldedBucket {
+            rows,
+            folds: ranges,
+            moments,
+            scale,
+            columns,
+            y,
+        }
+    }
+
+    /// Scores every fold's rows into `out` by the model fitted on the other folds, all fits
+    /// starting at `start`.
+    fn score_folds(
+        &self,
+        alpha: f64,
+        start: &logistic::Fit,
+        out: &mut OutOfFold,
+        buffer: &mut Vec<f64>,
+    ) -> Result<(), String> {
+        let templates = self.y.iter().filter(|&&t| t).count();
+        let trained_on: Vec<(usize, usize)> = self
+            .folds
+            .iter()
+            .map(|fold| {
+                let held_out = self.y[fold.clone()].iter().filter(|&&t| t).count();
+                (self.rows.len() - fold.len(), templates - held_out)
+            })
+            .collect();
+        let one_class = |&(n, templates): &(usize, usize)| templates == 0 || templates == n;
+        let shares = if trained_on.iter().all(one_class) {
+            Vec::new()
+        } else {
+            let columns: Vec<&[f64]> = self.columns.iter().map(Vec::as_slice).collect();
+            logistic::data_hessians(&columns, start, &self.folds)?
+        };
+        for (k, counts) in trained_on.iter().enumerate() {
+            if self.folds[k].is_empty() {
+                // Nothing to score.
+                continue;
+            }
+            if one_class(counts) {
+                let p = sigmoid(f64::from(base_rate(counts.1, counts.0)));
+                for &i in &self.rows[self.folds[k].clone()] {
+                    out.probabilities[i] = p;
+                }
+                continue;
+            }
+            let fit = self.fit_without(k, alpha, start, &shares, buffer)?;
+            out.fits += 1;
+            out.hessians += fit.hessians;
+            self.score(k, &fit, &mut out.probabilities);
+        }
+        Ok(())
+    }
+
+    /// The model fitted on all folds but `k`, in the bucket's coordinates: the penalty of each
+    /// weight rescaled by the fold's standardization (see [`validate`]), and the first Hessian
+    /// summed from the other folds' `shares` of it at `start`. `buffer` holds the columns of the
+    /// rows it is fitted on; reused from fold to fold, it is allocated once.
+    fn fit_without(
+        &self,
+        k: usize,
+        alpha: f64,
+        start: &logistic::Fit,
+        shares: &[Vec<f64>],
+        buffer: &mut Vec<f64>,
+    ) -> Result<logistic::Fit, String> {
+        let fold = self.folds[k].clone();
+        let penalty = self.penalty_without(k, alpha);
+        buffer.clear();
+        for column in &self.columns {
+            buffer.extend_from_slice(&column[..fold.start]);
+            buffer.extend_from_slice(&column[fold.end..]);
+        }
+        let y = all_but(&self.y, &fold);
+        // A complement without rows has no template, so it is never fitted: `max` only spares
+        // chunks_exact a length of zero.
+        let columns: Vec<&[f64]> = buffer.chunks_exact(y.len().max(1)).collect();
+        let mut hessian = vec![0.0; shares.first().map_or(0, Vec::len)];
+        for (_, share) in shares.iter().enumerate().filter(|&(j, _)| j != k) {
+            for (sum, x) in hessian.iter_mut().zip(share) {
+                *sum += x;
+            }
+        }
+        logistic::fit_with(
+            &columns,
+            &y,
+            logistic::Penalty::PerWeight(&penalty),
+            Some(start),
+            Some(&hessian),
+        )
+        .map_err(|e| format!("logistic regression: {e}"))
+    }
+
+    /// α·(sₖⱼ/sⱼ)² for each weight j: sₖⱼ is the scale the rows of all folds but `k` would have
+    /// been standardized with, sⱼ the bucket's.
+    fn penalty_without(&self, k: usize, alpha: f64) -> Vec<f64> {
+        let trained_on = (self.moments.iter().enumerate())
+            .filter(|&(j, _)| j != k)
+            .fold(Moments::empty(), |all, (_, m)| all.merge(m));
+        trained_on
+            .scale()
+            .iter()
+            .zip(&self.scale)
+            .map(|(sk, s)| alpha * (sk / s) * (sk / s))
+            .collect()
+    }
+
+    /// Scores the rows of fold `k` by `fit`, a model in the bucket's coordinates.
+    fn score(&self, k: usize, fit: &logistic::Fit, probabilities: &mut [f32]) {
+        let fold = self.folds[k].clone();
+        let mut z = vec![fit.intercept; fold.len()];
+        for (column, &w) in self.columns.iter().zip(&fit.weights) {
+            for (zi, &x) in z.iter_mut().zip(&column[fold.clone()]) {
+                *zi += w * x;
+            }
+        }
+        for (&i, zi) in self.rows[fold].iter().zip(z) {
+            probabilities[i] = sigmoid(zi);
+        }
+    }
+}
+
+/// All of `values` (one per row) but those of `fold`.
+fn all_but<T: Copy>(values: &[T], fold: &Range<usize>) -> Vec<T> {
+    [&values[..fold.start], &values[fold.end..]].concat()
 }
 
 /// ROC AUC of scores against labels (true = positive): the probability that a random positive
@@ -604,5 +926,149 @@ mod tests {
         let (a, b) = (whole.into_examples(), merged.into_examples());
         assert_eq!(a, b);
         assert!(a.len() <= 800 && a.len() >= 400, "{}", a.len());
+    }
+
+    /// Out-of-fold scores the straightforward way, as [`validate`] computed them before it fitted
+    /// the folds in the bucket's coordinates: per fold, the bucket models refitted on the other
+    /// folds, each with its own standardization.
+    fn out_of_fold_by_refitting(
+        examples: &[Example],
+        params: &FitParams,
+        fitted: &Model,
+        folds: u32,
+    ) -> Vec<f32> {
+        let mut probabilities = vec![f32::NAN; examples.len()];
+        for fold in 0..u64::from(folds) {
+            let in_fold = |e: &Example| e.host % u64::from(folds) == fold;
+            let buckets = fit_buckets(
+                examples.iter().filter(|e| !in_fold(e)),
+                params,
+                Some(fitted),
+            )
+            .expect("fit");
+            for (p, e) in probabilities.iter_mut().zip(examples) {
+                if in_fold(e) {
+                    *p = buckets[usize::from(e.bucket)].probability(&e.features);
+                }
+            }
+        }
+        probabilities
+    }
+
+    /// Examples whose folds are standardized differently: a feature whose spread grows tenfold
+    /// from fold to fold, one far from zero whose mean drifts, one constant on all folds but
+    /// fold 0 (so constant where fold 0's model is fitted) and one constant within fold 2. In
+    /// bucket 2 only fold 1 has templates, so fold 1's model there is the base rate; bucket 3
+    /// has no templates at all.
+    fn unevenly_scaled(n: usize, folds: u64) -> Vec<Example> {
+        (0..n)
+            .map(|i| {
+                let h = xxh3_64(&(i as u64).to_le_bytes());
+                let unit = |shift: u32| ((h >> shift) % 1000) as f32 / 1000.0 - 0.5;
+                let host = format!("host{}", i % 61);
+                let fold = xxh3_64(host.as_bytes()) % folds;
+                let mut row = vec![0.0; COUNT];
+                row[0] = unit(0);
+                row[1] = unit(10) * 10f32.powi(fold as i32);
+                row[2] = 100.0 + 5.0 * fold as f32 + unit(20);
+                row[3] = if fold == 0 { unit(30) } else { 3.0 };
+                row[4] = if fold == 2 { 7.0 } else { unit(40) };
+                row[5] = unit(50) * 0.001;
+                let signal = 3.0 * row[0]
+                    + row[1] / 10f32.powi(fold as i32)
+                    + unit(20)
+                    + if fold == 0 { row[3] } else { 0.0 }
+                    + 2.0 * unit(5);
+                let bucket = i % 4;
+                let template = match bucket {
+                    2 => fold == 1 && signal > 0.0,
+                    3 => false,
+                    _ => signal > 0.2,
+                };
+                let area = [10.0, 100.0, 1000.0, 10_000.0][bucket];
+                Example::new(h, i as u32, &host, area, template, &row)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn folds_fitted_in_the_buckets_coordinates_score_as_refitted_folds() {
+        let folds = 5;
+        let examples = unevenly_scaled(6000, u64::from(folds));
+        let in_fold = |e: &Example, fold| e.host % u64::from(folds) == fold;
+        assert!(
+            (0..u64::from(folds)).all(|f| examples.iter().any(|e| in_fold(e, f))),
+            "every fold has hosts"
+        );
+        for l2 in [1.0, 1000.0] {
+            let params = FitParams { l2, folds };
+            let fitted = fit(&examples, &params, serde_json::Value::Null).expect("fit");
+            let reference = out_of_fold_by_refitting(&examples, &params, &fitted, folds);
+            let shared = out_of_fold(&examples, &params, &fitted, folds).expect("folds");
+            assert!(
+                shared
+                    .probabilities
+                    .iter()
+                    .chain(&reference)
+                    .all(|p| p.is_finite()),
+                "every example scored"
+            );
+            let worst = shared
+                .probabilities
+                .iter()
+                .zip(&reference)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            assert!(worst < 1e-5, "α = {l2}: probabilities differ by {worst}");
+            // Buckets 0 and 1 fit every fold, bucket 2 all but fold 1, bucket 3 none.
+            assert_eq!(shared.fits, 3 * folds - 1, "α = {l2}");
+            // Refitting builds 36 Hessians for these 14 fits at α = 1 and 32 at 1000; with the
+            // first one shared, 21 and 17 are left.
+            assert!(
+                shared.hessians < 2 * shared.fits,
+                "α = {l2}: {} Hessians for {} fits",
+                shared.hessians,
+                shared.fits
+            );
+            let validation = validate(&examples, &params, &fitted).expect("validate");
+            let bucket_2 = &validation.buckets[2];
+            assert!(bucket_2.templates > 0 && bucket_2.auc.is_some());
+            assert_eq!(validation.buckets[3].auc, None);
+        }
+    }
+
+    #[test]
+    fn moments_merged_over_parts_are_those_of_the_whole() {
+        let examples = unevenly_scaled(900, 5);
+        let rows: Vec<&Example> = examples.iter().collect();
+        let mut columns = feature_columns(rows.iter().copied());
+        // A constant far from zero, whose sum of squares rounding could make positive.
+        columns[7].fill(f64::from(1234.567f32));
+        let whole = Moments::of(&columns, 0..900);
+        let merged = [0..0, 0..100, 100..101, 101..650, 650..900]
+            .into_iter()
+            .map(|part| Moments::of(&columns, part))
+            .fold(Moments::empty(), |all, m| all.merge(&m));
+        assert_eq!(merged.n, 900);
+        for j in 0..COUNT {
+            let (a, b) = (merged.mean[j], whole.mean[j]);
+            assert!((a - b).abs() <= 1e-12 * (1.0 + b.abs()), "mean {j}");
+            let (a, b) = (merged.m2[j], whole.m2[j]);
+            assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "m2 {j}");
+        }
+        assert_eq!(merged.m2[7], 0.0);
+        assert_eq!(merged.scale()[7], 1.0);
+    }
+
+    #[test]
+    fn validation_refuses_examples_of_another_build() {
+        let mut examples = synthetic(400);
+        let params = FitParams { l2: 1.0, folds: 5 };
+        let fitted = fit(&examples, &params, serde_json::Value::Null).expect("fit");
+        examples[7].features.pop();
+        assert!(validate(&examples, &params, &fitted).is_err());
+        examples[7].features.push(0.0);
+        examples[9].bucket = BUCKETS as u8;
+        assert!(validate(&examples, &params, &fitted).is_err());
     }
 }
