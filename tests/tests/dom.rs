@@ -45,14 +45,21 @@ fn unclosed_paragraphs_and_list_items_become_siblings() {
 }
 
 #[test]
-fn a_stray_div_in_a_table_is_foster_parented_before_it() {
-    let dom = parse("<body><table><tr><td>cell</td></tr><div>stray</div></table></body>");
+fn a_stray_div_in_a_table_keeps_its_text_where_it_is() {
+    let html = "<body><table><tr><td>cell</td></tr><div>stray</div></table></body>";
+    // The standard moves it before the table (foster parenting), as html5ever's builder does;
+    // ours never moves a node and leaves it in the table, its text intact.
+    let standard = dom::parse_with_html5ever_tree_builder(html, 4096);
+    let body = find(&standard, "body")[0];
+    assert_eq!(child_tags(&standard, body), ["div", "table"]);
+
+    let dom = parse(html);
     let body = find(&dom, "body")[0];
-    assert_eq!(child_tags(&dom, body), ["div", "table"]);
-    let table = find(&dom, "table")[0];
-    assert!(dom
-        .subtree(table)
-        .all(|i| dom.tag(i).is_none_or(|t| &**t != "div")));
+    assert_eq!(child_tags(&dom, body), ["table"]);
+    let div = find(&dom, "div")[0];
+    assert_eq!(dom.path(div), "html>body>table>tbody>div");
+    let visible: Vec<&str> = (0..dom.len()).filter_map(|i| dom.visible_text(i)).collect();
+    assert_eq!(visible, ["cell", "stray"]);
     let td = find(&dom, "td")[0];
     assert_eq!(dom.path(td), "html>body>table>tbody>tr>td");
 }
@@ -174,6 +181,17 @@ fn all_paths_at_once_match_one_by_one_and_stay_short_when_deep() {
         assert_eq!(*path, dom.path(i), "node {i}");
     }
     assert!(paths.contains(&"html>body>div#h.top>ul.nav>li".to_string()));
+    // Only the wanted paths and their ancestors', the same as when all are built.
+    let li = find(&dom, "li")[0];
+    let some = dom.paths_where(|i| i == li);
+    for (i, path) in some.iter().enumerate() {
+        let built = dom.subtree(i).contains(&li);
+        assert_eq!(
+            *path,
+            if built { dom.path(i) } else { String::new() },
+            "node {i}"
+        );
+    }
 
     let deep = stencil_operators::dom::parse(&"<div class=level>".repeat(2000), 4096);
     let longest = deep.paths().into_iter().max_by_key(|p| p.len()).unwrap();

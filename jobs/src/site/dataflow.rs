@@ -209,16 +209,29 @@ pub struct LocalFindings {
 }
 
 impl LocalFindings {
-    /// Keeps the smaller of two candidates for the same template.
-    pub fn offer(&mut self, host: &str, hash: u64, occurrence: Occurrence) {
+    /// Keeps the smaller of two candidates for the same template. `occurrence` makes the
+    /// candidate at `(url_key, node)`, its first two fields; it is only called when that
+    /// candidate could win, since most lose and their paths and text samples cost.
+    pub fn offer(
+        &mut self,
+        host: &str,
+        hash: u64,
+        (url_key, node): (u64, u32),
+        occurrence: impl FnOnce() -> Occurrence,
+    ) {
         match self.occurrences.entry((host.to_string(), hash)) {
             std::collections::hash_map::Entry::Occupied(mut best) => {
-                if occurrence < *best.get() {
-                    best.insert(occurrence);
+                let held = best.get();
+                if (url_key, node) > (held.url_key, held.node) {
+                    return;
+                }
+                let candidate = occurrence();
+                if candidate < *held {
+                    best.insert(candidate);
                 }
             }
             std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(occurrence);
+                slot.insert(occurrence());
             }
         }
     }

@@ -448,7 +448,7 @@ pub(crate) fn label_page(
             if !seen.insert(hash) {
                 continue;
             }
-            let occurrence = Occurrence {
+            let occurrence = || Occurrence {
                 url_key: key,
                 node: node as u32,
                 url: url.to_string(),
@@ -457,7 +457,7 @@ pub(crate) fn label_page(
                 pages_with: model.counts.get(&hash).copied().unwrap_or(0),
                 pages_sampled: model.pages_sampled,
             };
-            findings.offer(host, hash, occurrence);
+            findings.offer(host, hash, (key, node as u32), occurrence);
         }
     }
     // The classifier learns from sampled pages only, so no host weighs more than its sample.
@@ -492,7 +492,7 @@ pub(crate) fn label_page(
     let Some(training) = training else {
         return Ok(roots);
     };
-    let mut paths = dom.paths();
+    let mut paths = dom.paths_where(|node| labels[node].is_some());
     let url: Arc<str> = Arc::from(url);
     let host: Arc<str> = Arc::from(host);
     for (node, label) in labels.iter().enumerate() {

@@ -5,12 +5,16 @@
 //! reverse loop over the nodes and top-down passes a forward loop: nothing here or downstream
 //! needs recursion, which matters because crawled pages nest tens of thousands deep.
 //!
-//! The only way in is [`parse`]; the html5ever tree builder behind it ([`builder`]) is the
-//! largest single cost of the whole job, so it is kept behind this one function for a faster
-//! tokenizer-driven builder to replace later, differential-tested against this one.
+//! The way in is [`parse`]: html5ever's tokenizer driving our own tree builder ([`builder`]),
+//! which writes the arena directly. [`parse_with_html5ever_tree_builder`] runs html5ever's full
+//! tree builder instead ([`reference`]); it is the standard's reference, kept to compare the
+//! two (`tests/tests/builders.rs`) and to measure the difference (`stencil bench`).
 
+mod arena;
 mod builder;
 mod codec;
+mod reference;
+mod tags;
 
 pub use codec::DecodeError;
 
@@ -90,6 +94,12 @@ pub struct Dom {
 /// (see [`crate::warc::Limits::max_dom_depth`]); [`Dom::depth_limited`] then says so.
 pub fn parse(html: &str, max_depth: usize) -> Dom {
     builder::parse(html, max_depth)
+}
+
+/// Parses like [`parse`] with html5ever's complete tree builder, which follows the HTML
+/// standard to the letter (foster parenting, the adoption agency) at about twice the cost.
+pub fn parse_with_html5ever_tree_builder(html: &str, max_depth: usize) -> Dom {
+    reference::parse(html, max_depth)
 }
 
 /// Iterates a node's children in document order.
@@ -222,7 +232,7 @@ impl Dom {
         self.title.map(|span| self.str(span))
     }
 
-    /// How many parse errors html5ever reported (a measure of how broken the markup is).
+    /// How many parse errors the tokenizer reported (a measure of how broken the markup is).
     pub fn parse_errors(&self) -> u32 {
         self.parse_errors
     }
@@ -255,8 +265,26 @@ impl Dom {
     /// [`MAX_PATH_BYTES`] keeps its end behind `…>`: on pages nested thousands deep, whole
     /// paths would take memory quadratic in the depth.
     pub fn paths(&self) -> Vec<String> {
+        self.paths_where(|_| true)
+    }
+
+    /// [`Dom::paths`] of the nodes `wanted` accepts and of their ancestors (a path is built
+    /// from its parent's); the other paths are left empty.
+    pub fn paths_where(&self, wanted: impl Fn(usize) -> bool) -> Vec<String> {
+        let mut needed: Vec<bool> = (0..self.len()).map(&wanted).collect();
+        for i in (0..self.len()).rev() {
+            if needed[i] {
+                if let Some(parent) = self.parent(i) {
+                    needed[parent] = true;
+                }
+            }
+        }
         let mut paths: Vec<String> = Vec::with_capacity(self.len());
-        for i in 0..self.len() {
+        for (i, &needed) in needed.iter().enumerate() {
+            if !needed {
+                paths.push(String::new());
+                continue;
+            }
             let parent = self.parent(i).map_or("", |p| paths[p].as_str());
             let mut path = String::with_capacity(parent.len() + 16);
             path.push_str(parent);

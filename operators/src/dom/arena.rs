@@ -1,0 +1,153 @@
+//! Writing into a [`Dom`]'s arena: what both tree builders share, so that an element stores the
+//! same attributes and the same visibility whichever builder made it.
+
+use html5ever::{local_name, Attribute, LocalName};
+
+use super::{Dom, Element, NodeKind, Span, NONE};
+
+/// Where an attribute goes in the arena: the five whose values later stages read are kept as
+/// strings, every other one by its name only. [`Dom::add_element`] stores by it and the
+/// reference builder's arena sizing counts by it, so the capacities follow what is stored.
+#[derive(Clone, Copy)]
+pub(super) enum Slot {
+    Id,
+    Classes,
+    Href,
+    Src,
+    Alt,
+    NameOnly,
+}
+
+impl Slot {
+    pub(super) fn of(name: &LocalName) -> Slot {
+        match *name {
+            local_name!("id") => Slot::Id,
+            local_name!("class") => Slot::Classes,
+            local_name!("href") => Slot::Href,
+            local_name!("src") => Slot::Src,
+            local_name!("alt") => Slot::Alt,
+            _ => Slot::NameOnly,
+        }
+    }
+}
+
+impl Dom {
+    pub(super) fn add_string(&mut self, text: &str) -> Span {
+        let start = self.strings.len() as u32;
+        self.strings.push_str(text);
+        Span {
+            start,
+            len: text.len() as u32,
+        }
+    }
+
+    /// The element for a start tag, its kept attribute values added to the arena's tables.
+    pub(super) fn add_element(&mut self, tag: LocalName, attrs: &[Attribute]) -> Element {
+        let mut hides_content = matches!(
+            tag,
+            local_name!("script")
+                | local_name!("style")
+                | local_name!("noscript")
+                | local_name!("template")
+                | local_name!("head")
+                | local_name!("iframe")
+                | local_name!("object")
+        );
+        let mut element = Element {
+            tag,
+            id: None,
+            classes: 0..0,
+            other_attributes: 0..0,
+            href: None,
+            src: None,
+            alt: None,
+            attribute_bytes: 0,
+            hides_content: false,
+        };
+        let classes_start = self.classes.len() as u32;
+        let others_start = self.other_attributes.len() as u32;
+        for attr in attrs {
+            let value: &str = &attr.value;
+            element.attribute_bytes += (attr.name.local.len() + value.len() + 4) as u32;
+            match Slot::of(&attr.name.local) {
+                Slot::Id => element.id = Some(self.add_string(value)),
+                Slot::Classes => {
+                    for class in value.split_ascii_whitespace() {
+                        let span = self.add_string(class);
+                        self.classes.push(span);
+                    }
+                }
+                Slot::Href => element.href = Some(self.add_string(value.trim())),
+                Slot::Src => element.src = Some(self.add_string(value.trim())),
+                Slot::Alt => element.alt = Some(self.add_string(value)),
+                Slot::NameOnly => {
+                    match attr.name.local {
+                        local_name!("hidden") => hides_content = true,
+                        local_name!("style") => hides_content |= style_hides(value),
+                        _ => {}
+                    }
+                    self.other_attributes.push(attr.name.local.clone());
+                }
+            }
+        }
+        element.classes = classes_start..self.classes.len() as u32;
+        element.other_attributes = others_start..self.other_attributes.len() as u32;
+        element.hides_content = hides_content;
+        element
+    }
+
+    /// Whether two elements have the same tag and attributes (as far as the arena keeps them).
+    pub(super) fn same_element(&self, a: u32, b: u32) -> bool {
+        let (x, y) = (&self.elements[a as usize], &self.elements[b as usize]);
+        let text = |span: Option<Span>| span.map(|s| self.str(s));
+        let classes = |e: &Element| {
+            self.classes[e.classes.start as usize..e.classes.end as usize]
+                .iter()
+                .map(|&s| self.str(s))
+        };
+        let others = |e: &Element| {
+            &self.other_attributes
+                [e.other_attributes.start as usize..e.other_attributes.end as usize]
+        };
+        x.tag == y.tag
+            && x.attribute_bytes == y.attribute_bytes
+            && text(x.id) == text(y.id)
+            && text(x.href) == text(y.href)
+            && text(x.src) == text(y.src)
+            && text(x.alt) == text(y.alt)
+            && classes(x).eq(classes(y))
+            && others(x) == others(y)
+    }
+
+    /// Sets the title from the text inside `title_element` (the first `<title>`, or [`NONE`]).
+    pub(super) fn set_title(&mut self, title_element: u32) {
+        if title_element == NONE {
+            return;
+        }
+        let texts: Vec<usize> = self
+            .subtree(title_element as usize)
+            .filter(|&i| self.text(i).is_some())
+            .collect();
+        self.title = match texts[..] {
+            // The usual title is one text node: point at its string instead of copying it.
+            [only] => match self.nodes[only].kind {
+                NodeKind::Text { span, .. } => Some(span),
+                _ => None,
+            },
+            _ => {
+                let text: String = texts.iter().filter_map(|&i| self.text(i)).collect();
+                Some(self.add_string(&text))
+            }
+        };
+    }
+}
+
+/// Whether an inline style hides the element: `display:none` or `visibility:hidden`.
+fn style_hides(style: &str) -> bool {
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    compact.contains("display:none") || compact.contains("visibility:hidden")
+}

@@ -1,0 +1,411 @@
+//! The HTML standard's categories of tags, as the tree builder ([`super::builder`]) asks
+//! about them: which elements are special, bound a scope, hold raw text, end foreign content.
+//! Kept apart from the builder so that its rules read as rules, not as lists of names.
+
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{Doctype, Tag, TokenSinkResult};
+use html5ever::{local_name, Attribute, LocalName};
+
+/// The namespace an element is in: HTML, or the foreign content of `<svg>` and `<math>`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Ns {
+    Html,
+    Svg,
+    MathMl,
+}
+
+pub(super) fn is_html_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0c' | '\r')
+}
+
+/// Start tags of blocks, which close an open `p` (in button scope).
+pub(super) fn closes_an_open_p(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("address")
+            | local_name!("article")
+            | local_name!("aside")
+            | local_name!("blockquote")
+            | local_name!("center")
+            | local_name!("details")
+            | local_name!("dialog")
+            | local_name!("dir")
+            | local_name!("div")
+            | local_name!("dl")
+            | local_name!("fieldset")
+            | local_name!("figcaption")
+            | local_name!("figure")
+            | local_name!("footer")
+            | local_name!("header")
+            | local_name!("hgroup")
+            | local_name!("main")
+            | local_name!("menu")
+            | local_name!("nav")
+            | local_name!("ol")
+            | local_name!("p")
+            | local_name!("search")
+            | local_name!("section")
+            | local_name!("summary")
+            | local_name!("ul")
+    )
+}
+
+/// End tags that close the block of their name (when in scope): the blocks a `<p>` start tag
+/// closes, except `p` itself, and `button`, `listing`, `pre`, `select`, `applet`, `marquee`, `object`.
+pub(super) fn ends_a_block(tag: &LocalName) -> bool {
+    (closes_an_open_p(tag) && *tag != local_name!("p"))
+        || matches!(
+            *tag,
+            local_name!("button")
+                | local_name!("listing")
+                | local_name!("pre")
+                | local_name!("select")
+                | local_name!("applet")
+                | local_name!("marquee")
+                | local_name!("object")
+        )
+}
+
+/// The standard's formatting elements: reopened after a block closes them.
+pub(super) fn is_formatting(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("a")
+            | local_name!("b")
+            | local_name!("big")
+            | local_name!("code")
+            | local_name!("em")
+            | local_name!("font")
+            | local_name!("i")
+            | local_name!("nobr")
+            | local_name!("s")
+            | local_name!("small")
+            | local_name!("strike")
+            | local_name!("strong")
+            | local_name!("tt")
+            | local_name!("u")
+    )
+}
+
+pub(super) fn is_heading(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
+}
+
+pub(super) fn is_table_structure(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("table")
+            | local_name!("tbody")
+            | local_name!("thead")
+            | local_name!("tfoot")
+            | local_name!("tr")
+    )
+}
+
+/// A table, its sections, rows and cells, its caption and column group.
+pub(super) fn is_table_part(tag: &LocalName) -> bool {
+    is_table_structure(tag)
+        || matches!(
+            *tag,
+            local_name!("td")
+                | local_name!("th")
+                | local_name!("caption")
+                | local_name!("colgroup")
+        )
+}
+
+/// Elements that belong in `<head>`.
+pub(super) fn is_head_content(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("base")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("title")
+            | local_name!("noscript")
+            | local_name!("noframes")
+            | local_name!("style")
+            | local_name!("script")
+            | local_name!("template")
+    )
+}
+
+/// Whether a doctype puts the page in quirks mode, where a table does not close an open
+/// paragraph. The standard lists dozens of legacy public identifiers; they share the prefixes
+/// below, and the one still common on the web is HTML 4.01 Transitional without a system id.
+pub(super) fn is_quirky(doctype: &Doctype) -> bool {
+    const QUIRKY_PREFIXES: [&str; 19] = [
+        "-//w3c//dtd html 4.0 transitional//",
+        "-//w3c//dtd html 4.0 frameset//",
+        "-//w3c//dtd html 3",
+        "-//w3c//dtd html experimental",
+        "-//w3c//dtd w3 html//",
+        "-//w3o//",
+        "-//ietf//",
+        "-//netscape comm. corp.//",
+        "-//microsoft//",
+        "-//webtechs//",
+        "-//sun microsystems corp.//",
+        "-//o'reilly and associates//",
+        "-//spyglass//",
+        "-//sq//",
+        "-//softquad",
+        "-//metrius//",
+        "-//advasoft ltd//",
+        "-//as//",
+        "-/w3c/dtd html 4.0 transitional/en",
+    ];
+    const HTML4_PREFIXES: [&str; 2] = [
+        "-//w3c//dtd html 4.01 transitional//",
+        "-//w3c//dtd html 4.01 frameset//",
+    ];
+    if doctype.force_quirks
+        || !doctype
+            .name
+            .as_ref()
+            .is_some_and(|n| n.eq_ignore_ascii_case("html"))
+    {
+        return true;
+    }
+    let public = doctype
+        .public_id
+        .as_ref()
+        .map(|p| p.to_ascii_lowercase())
+        .unwrap_or_default();
+    let system = doctype.system_id.as_ref().map(|s| s.to_ascii_lowercase());
+    public == "html"
+        || QUIRKY_PREFIXES.iter().any(|p| public.starts_with(p))
+        || (system.is_none() && HTML4_PREFIXES.iter().any(|p| public.starts_with(p)))
+        || system.as_deref() == Some("http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd")
+}
+
+pub(super) fn is_raw_text(tag: &LocalName) -> bool {
+    !matches!(raw_text_kind(tag), TokenSinkResult::Continue)
+}
+
+/// The tokenizer state a start tag switches to, for tags whose content is not markup.
+pub(super) fn raw_text_kind(tag: &LocalName) -> TokenSinkResult<()> {
+    match *tag {
+        local_name!("title") | local_name!("textarea") => TokenSinkResult::RawData(RawKind::Rcdata),
+        local_name!("style")
+        | local_name!("noframes")
+        | local_name!("noscript")
+        | local_name!("iframe")
+        | local_name!("noembed")
+        | local_name!("xmp") => TokenSinkResult::RawData(RawKind::Rawtext),
+        local_name!("script") => TokenSinkResult::RawData(RawKind::ScriptData),
+        local_name!("plaintext") => TokenSinkResult::Plaintext,
+        _ => TokenSinkResult::Continue,
+    }
+}
+
+/// Foreign elements whose content is HTML: SVG's `foreignObject`, `desc` and `title`, and a
+/// MathML `annotation-xml` whose encoding is HTML.
+pub(super) fn is_html_integration_point(tag: &LocalName, ns: Ns, attrs: &[Attribute]) -> bool {
+    match ns {
+        Ns::Html => false,
+        Ns::Svg => matches!(
+            *tag,
+            local_name!("foreignobject") | local_name!("desc") | local_name!("title")
+        ),
+        Ns::MathMl => {
+            *tag == local_name!("annotation-xml")
+                && attrs.iter().any(|a| {
+                    a.name.local == local_name!("encoding")
+                        && (a.value.eq_ignore_ascii_case("text/html")
+                            || a.value.eq_ignore_ascii_case("application/xhtml+xml"))
+                })
+        }
+    }
+}
+
+/// HTML start tags that end foreign content (`<p>` inside an `<svg>` closes the svg).
+pub(super) fn breaks_out_of_foreign_content(tag: &Tag) -> bool {
+    match tag.name {
+        local_name!("b")
+        | local_name!("big")
+        | local_name!("blockquote")
+        | local_name!("body")
+        | local_name!("br")
+        | local_name!("center")
+        | local_name!("code")
+        | local_name!("dd")
+        | local_name!("div")
+        | local_name!("dl")
+        | local_name!("dt")
+        | local_name!("em")
+        | local_name!("embed")
+        | local_name!("h1")
+        | local_name!("h2")
+        | local_name!("h3")
+        | local_name!("h4")
+        | local_name!("h5")
+        | local_name!("h6")
+        | local_name!("head")
+        | local_name!("hr")
+        | local_name!("i")
+        | local_name!("img")
+        | local_name!("li")
+        | local_name!("listing")
+        | local_name!("menu")
+        | local_name!("meta")
+        | local_name!("nobr")
+        | local_name!("ol")
+        | local_name!("p")
+        | local_name!("pre")
+        | local_name!("ruby")
+        | local_name!("s")
+        | local_name!("small")
+        | local_name!("span")
+        | local_name!("strong")
+        | local_name!("strike")
+        | local_name!("sub")
+        | local_name!("sup")
+        | local_name!("table")
+        | local_name!("tt")
+        | local_name!("u")
+        | local_name!("ul")
+        | local_name!("var") => true,
+        local_name!("font") => tag.attrs.iter().any(|a| {
+            matches!(
+                a.name.local,
+                local_name!("color") | local_name!("face") | local_name!("size")
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// The standard's "special" elements.
+pub(super) fn is_special(tag: &LocalName, ns: Ns) -> bool {
+    match ns {
+        Ns::Html => matches!(
+            *tag,
+            local_name!("address")
+                | local_name!("applet")
+                | local_name!("area")
+                | local_name!("article")
+                | local_name!("aside")
+                | local_name!("base")
+                | local_name!("basefont")
+                | local_name!("bgsound")
+                | local_name!("blockquote")
+                | local_name!("body")
+                | local_name!("br")
+                | local_name!("button")
+                | local_name!("caption")
+                | local_name!("center")
+                | local_name!("col")
+                | local_name!("colgroup")
+                | local_name!("dd")
+                | local_name!("details")
+                | local_name!("dir")
+                | local_name!("div")
+                | local_name!("dl")
+                | local_name!("dt")
+                | local_name!("embed")
+                | local_name!("fieldset")
+                | local_name!("figcaption")
+                | local_name!("figure")
+                | local_name!("footer")
+                | local_name!("form")
+                | local_name!("frame")
+                | local_name!("frameset")
+                | local_name!("h1")
+                | local_name!("h2")
+                | local_name!("h3")
+                | local_name!("h4")
+                | local_name!("h5")
+                | local_name!("h6")
+                | local_name!("head")
+                | local_name!("header")
+                | local_name!("hgroup")
+                | local_name!("hr")
+                | local_name!("html")
+                | local_name!("iframe")
+                | local_name!("img")
+                | local_name!("input")
+                | local_name!("keygen")
+                | local_name!("li")
+                | local_name!("link")
+                | local_name!("listing")
+                | local_name!("main")
+                | local_name!("marquee")
+                | local_name!("menu")
+                | local_name!("meta")
+                | local_name!("nav")
+                | local_name!("noembed")
+                | local_name!("noframes")
+                | local_name!("noscript")
+                | local_name!("object")
+                | local_name!("ol")
+                | local_name!("p")
+                | local_name!("param")
+                | local_name!("plaintext")
+                | local_name!("pre")
+                | local_name!("script")
+                | local_name!("search")
+                | local_name!("section")
+                | local_name!("select")
+                | local_name!("source")
+                | local_name!("style")
+                | local_name!("summary")
+                | local_name!("table")
+                | local_name!("tbody")
+                | local_name!("td")
+                | local_name!("template")
+                | local_name!("textarea")
+                | local_name!("tfoot")
+                | local_name!("th")
+                | local_name!("thead")
+                | local_name!("title")
+                | local_name!("tr")
+                | local_name!("track")
+                | local_name!("ul")
+                | local_name!("wbr")
+                | local_name!("xmp")
+        ),
+        Ns::MathMl => matches!(
+            *tag,
+            local_name!("mi")
+                | local_name!("mo")
+                | local_name!("mn")
+                | local_name!("ms")
+                | local_name!("mtext")
+                | local_name!("annotation-xml")
+        ),
+        Ns::Svg => matches!(
+            *tag,
+            local_name!("foreignobject") | local_name!("desc") | local_name!("title")
+        ),
+    }
+}
+
+/// Elements that bound the standard's default scope.
+pub(super) fn bounds_scope(tag: &LocalName, ns: Ns) -> bool {
+    match ns {
+        Ns::Html => matches!(
+            *tag,
+            local_name!("applet")
+                | local_name!("caption")
+                | local_name!("html")
+                | local_name!("table")
+                | local_name!("td")
+                | local_name!("th")
+                | local_name!("marquee")
+                | local_name!("object")
+                | local_name!("template")
+        ),
+        Ns::MathMl | Ns::Svg => is_special(tag, ns),
+    }
+}
