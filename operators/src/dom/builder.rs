@@ -32,7 +32,7 @@ use super::tags::{
     is_head_content, is_heading, is_html_integration_point, is_html_space, is_quirky, is_raw_text,
     is_special, is_table_part, is_table_structure, raw_text_kind, Ns,
 };
-use super::{Dom, Element, Node, NodeKind, Span, NONE};
+use super::{raw_text, Dom, Element, Node, NodeKind, Span, NONE};
 
 pub(super) fn parse(html: &str, max_depth: usize) -> Dom {
     let tokenizer = Tokenizer::new(
@@ -41,13 +41,48 @@ pub(super) fn parse(html: &str, max_depth: usize) -> Dom {
     );
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(html));
-    // The sink suspends the tokenizer (as for a script) when the depth limit is passed; the
-    // rest of the input is then left unread.
-    if let TokenizerResult::Done = tokenizer.feed(&input) {
+    // The sink suspends the tokenizer (as the standard does for a script to run) after the
+    // start tag of a script or style, whose content is then taken here, and when the depth
+    // limit is passed, where the rest of the input is left unread.
+    let mut stopped = false;
+    while let TokenizerResult::Script(()) = tokenizer.feed(&input) {
+        let mut tree = tokenizer.sink.0.borrow_mut();
+        let Some(raw) = tree.raw_text.take() else {
+            stopped = true;
+            break;
+        };
+        take_raw_text(&input, &mut tree, &raw);
+    }
+    if !stopped {
         tokenizer.sink.0.borrow_mut().ending = true;
         tokenizer.end();
     }
     tokenizer.sink.0.into_inner().finish()
+}
+
+/// Moves the content of the raw-text element just opened from the input into the tree, up to
+/// its end tag, which stays in the input for the tokenizer.
+fn take_raw_text(input: &BufferQueue, tree: &mut Tree, tag: &LocalName) {
+    // The input is the one buffer `parse` gave; should the tokenizer have split it, it is
+    // joined again.
+    let mut rest = match input.pop_front() {
+        Some(front) if input.is_empty() => front,
+        Some(front) => {
+            let mut joined = front;
+            while let Some(next) = input.pop_front() {
+                joined.push_tendril(&next);
+            }
+            joined
+        }
+        None => return,
+    };
+    let script = *tag == local_name!("script");
+    let end = raw_text::content_end(&rest, tag, script);
+    tree.insert_text(&raw_text::normalized(&rest[..end]));
+    rest.pop_front(end as u32);
+    if !rest.is_empty() {
+        input.push_front(rest);
+    }
 }
 
 struct Sink(RefCell<Tree>);
@@ -174,6 +209,8 @@ struct Tree {
     depth_limited: bool,
     /// The tokenizer is at the end of the input and may no longer be suspended.
     ending: bool,
+    /// A script or style just opened whose content [`take_raw_text`] is to take.
+    raw_text: Option<LocalName>,
 }
 
 thread_local! {
@@ -228,6 +265,7 @@ impl Tree {
             max_depth,
             depth_limited: false,
             ending: false,
+            raw_text: None,
         }
     }
 
@@ -564,6 +602,13 @@ impl Tree {
             | local_name!("script") => {
                 self.skip_newline = *name == local_name!("textarea");
                 self.insert(name.clone(), Ns::Html, attrs, true);
+                let rcdata = matches!(*name, local_name!("title") | local_name!("textarea"));
+                if !rcdata && !self.ending && !self.depth_limited {
+                    // Its content is taken from the input in one piece (`take_raw_text`):
+                    // the tokenizer only has to stop.
+                    self.raw_text = Some(name.clone());
+                    return TokenSinkResult::Script(());
+                }
                 return raw_text_kind(name);
             }
             local_name!("template") => {
@@ -1462,6 +1507,11 @@ mod tests {
             "<table><col><caption>c</caption><td>x</table>",
             "<table><tr><td><table><td>inner</table>outer</table>",
             "<script>if (a<b) document.write('<p>')</script><p>x",
+            "<script><!-- document.write('<script>x</script>') --></script><p>after",
+            "<script><!-- a </script><p>after",
+            "<style>a</b></style><p>x</p><STYLE>b</Style >c",
+            "<script>a\r\nb\0</script><noscript><p>x</noscript><iframe><b></iframe>",
+            "<script>never closed <p>",
             "<textarea>\nkept</textarea><pre>\nline</pre>",
             "<template><p>dropped</p></template><p>kept",
             "<select><option>a<option>b<optgroup><option>c</select>after",

@@ -13,6 +13,7 @@
 mod arena;
 mod builder;
 mod codec;
+mod raw_text;
 mod reference;
 mod tags;
 
