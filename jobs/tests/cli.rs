@@ -102,3 +102,36 @@ fn demo_generates_a_crawl_runs_the_whole_job_and_reports_what_it_found() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn clean_reads_a_gzipped_page_and_refuses_binary_bytes() {
+    let dir = std::env::temp_dir().join(format!("stencil-clean-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let paragraph = "The committee met on Tuesday to discuss the budget for the new library, \
+                     and members agreed that the reading rooms should stay open late.";
+    let html = format!(
+        "<html><body><ul class=nav><li><a href=/>Home</a><li><a href=/news>News</a></ul>\
+         <div class=article><h1>Library budget approved</h1>{}</div></body></html>",
+        (0..6)
+            .map(|i| format!("<p>{paragraph} {paragraph} Part {i}.</p>"))
+            .collect::<String>()
+    );
+    let plain = dir.join("page.html");
+    std::fs::write(&plain, &html).unwrap();
+    let gzipped = dir.join("page.html.gz");
+    std::fs::write(&gzipped, stencil_tests::gzip_whole(html.as_bytes())).unwrap();
+    let from_plain = run_ok(&["clean"], &plain);
+    assert!(String::from_utf8_lossy(&from_plain).contains("reading rooms should stay open"));
+    assert_eq!(run_ok(&["clean"], &gzipped), from_plain);
+
+    let image = dir.join("photo.html");
+    std::fs::write(&image, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let out = stencil().arg("clean").arg(&image).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("photo.html") && stderr.contains("binary"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -6,14 +6,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use stencil_operators::page::looks_binary;
 use stencil_operators::subtree::summarize;
+use stencil_operators::warc::Limits;
 
 use super::PageArgs;
 use crate::score::Scorer;
 
 #[derive(Args)]
 pub struct CleanArgs {
-    /// An HTML file, or - for standard input.
+    /// An HTML file (gzipped or not), or - for standard input.
     pub page: PathBuf,
     /// A model.json; the shipped model when absent.
     #[arg(long)]
@@ -25,6 +27,26 @@ pub struct CleanArgs {
     pub page_args: PageArgs,
     #[command(flatten)]
     pub limits: crate::LimitArgs,
+}
+
+/// The page's HTML from a file's bytes: gzip (`page.html.gz`, as data sets and saved
+/// responses often are) is decompressed, up to the page size limit; bytes that are not text
+/// (an image, an archive) are refused with the reason, as `run` skips such records.
+fn html_of(bytes: Vec<u8>, source: &str, limits: &Limits) -> Result<Vec<u8>, String> {
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut html = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .take(limits.max_page_bytes as u64)
+            .read_to_end(&mut html)
+            .map_err(|e| format!("{source}: gzip: {e}"))?;
+        html
+    } else {
+        bytes
+    };
+    if looks_binary(&bytes) {
+        return Err(format!("{source}: not an HTML page (binary bytes)"));
+    }
+    Ok(bytes)
 }
 
 pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
@@ -45,6 +67,7 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
             .and_then(|f| f.take(limits.max_page_bytes as u64).read_to_end(&mut bytes))
     };
     read.map_err(|e| format!("{source}: {e}"))?;
+    let bytes = html_of(bytes, &source, &limits)?;
     let decoded = stencil_operators::charset::decode(&bytes, None, None);
     let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
     let host = url::Url::parse(&args.url)
