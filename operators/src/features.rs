@@ -595,15 +595,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
                     | local_name!("dd")
                     | local_name!("menu")
             )),
-            flag(matches!(
-                *tag,
-                local_name!("h1")
-                    | local_name!("h2")
-                    | local_name!("h3")
-                    | local_name!("h4")
-                    | local_name!("h5")
-                    | local_name!("h6")
-            )),
+            flag(crate::dom::is_heading(tag)),
             flag(matches!(
                 *tag,
                 local_name!("p") | local_name!("blockquote") | local_name!("pre")

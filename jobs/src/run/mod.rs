@@ -630,14 +630,12 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
                         );
                 }
             }
-            let mut kept = Kept {
+            // `dom::parse` sizes the arena exactly: a kept page holds no growth slack.
+            let kept = Kept {
                 meta: meta_of(&page, file),
                 dom,
                 sums,
             };
-            if direct_scorer.is_none() {
-                kept.dom.shrink_to_fit();
-            }
             drop(page);
             let result = outcome.and_then(|()| match &direct_scorer {
                 Some(scorer) => {

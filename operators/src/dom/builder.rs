@@ -27,6 +27,7 @@
 use std::cell::RefCell;
 
 use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
@@ -70,19 +71,13 @@ pub(super) fn parse(html: &str, max_depth: usize) -> Dom {
 fn take_raw_text(input: &BufferQueue, tree: &mut Tree, tag: &LocalName) {
     // The input is the one buffer `parse` gave; should the tokenizer have split it, it is
     // joined again.
-    let mut rest = match input.pop_front() {
-        Some(front) if input.is_empty() => front,
-        Some(front) => {
-            let mut joined = front;
-            while let Some(next) = input.pop_front() {
-                joined.push_tendril(&next);
-            }
-            joined
-        }
-        None => return,
+    let Some(mut rest) = input.pop_front() else {
+        return;
     };
-    let script = *tag == local_name!("script");
-    let end = raw_text::content_end(&rest, tag, script);
+    while let Some(next) = input.pop_front() {
+        rest.push_tendril(&next);
+    }
+    let end = raw_text::content_end(&rest, tag);
     tree.insert_text(&raw_text::normalized(&rest[..end]));
     rest.pop_front(end as u32);
     if !rest.is_empty() {
@@ -233,13 +228,7 @@ impl Tree {
         dom.strings.clear();
         dom.classes.clear();
         dom.other_attributes.clear();
-        dom.nodes.push(Node {
-            parent: NONE,
-            end: 1,
-            next_sibling: NONE,
-            depth: 0,
-            kind: NodeKind::Document,
-        });
+        dom.nodes.push(Node::DOCUMENT);
         Tree {
             dom,
             open: vec![Frame {
@@ -263,7 +252,8 @@ impl Tree {
             template_depth: 0,
             closed_head: None,
             pending_whitespace: String::new(),
-            quirks: false,
+            // No doctype is quirks mode; a doctype before <html> decides otherwise.
+            quirks: true,
             seen_doctype: false,
             title_element: NONE,
             parse_errors: 0,
@@ -277,7 +267,7 @@ impl Tree {
     fn finish(mut self) -> Dom {
         // The end of the input implies whatever of html, head and body has not been seen.
         while !self.depth_limited && self.mode != Mode::InBody {
-            self.imply_next();
+            self.imply_next(&[]);
         }
         while self.open.len() > 1 {
             self.pop();
@@ -362,28 +352,19 @@ impl Tree {
     fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
         loop {
             match self.mode {
-                Mode::BeforeHtml => {
-                    if !self.seen_doctype {
-                        self.quirks = true;
-                    }
-                    let attrs = attrs_if(tag, local_name!("html"));
-                    self.insert(local_name!("html"), Ns::Html, attrs, true);
-                    self.mode = Mode::BeforeHead;
-                    if tag.name == local_name!("html") {
+                Mode::BeforeHtml | Mode::BeforeHead => {
+                    let opens = if self.mode == Mode::BeforeHtml {
+                        local_name!("html")
+                    } else if tag.name == local_name!("html") {
+                        return TokenSinkResult::Continue;
+                    } else {
+                        local_name!("head")
+                    };
+                    self.imply_next(attrs_if(tag, opens.clone()));
+                    if tag.name == opens {
                         return TokenSinkResult::Continue;
                     }
                 }
-                Mode::BeforeHead => match tag.name {
-                    local_name!("html") => return TokenSinkResult::Continue,
-                    _ => {
-                        let attrs = attrs_if(tag, local_name!("head"));
-                        self.insert(local_name!("head"), Ns::Html, attrs, true);
-                        self.mode = Mode::InHead;
-                        if tag.name == local_name!("head") {
-                            return TokenSinkResult::Continue;
-                        }
-                    }
-                },
                 Mode::InHead => {
                     if tag.name == local_name!("html") || tag.name == local_name!("head") {
                         return TokenSinkResult::Continue;
@@ -433,7 +414,7 @@ impl Tree {
                 // Other end tags before the body are dropped, except these, which imply
                 // what comes before them.
                 _ if !implies => return,
-                _ => self.imply_next(),
+                _ => self.imply_next(&[]),
             }
         }
     }
@@ -469,25 +450,24 @@ impl Tree {
                 return;
             }
             text = rest;
-            self.imply_next();
+            self.imply_next(&[]);
         }
     }
 
     /// The step the standard implies when the current mode before the body cannot take what
-    /// arrived: open html, head or body, or close the head.
-    fn imply_next(&mut self) {
+    /// arrived: open html, head or body (with `attrs`), or close the head.
+    fn imply_next(&mut self, attrs: &[Attribute]) {
         match self.mode {
             Mode::BeforeHtml => {
-                self.quirks |= !self.seen_doctype;
-                self.insert(local_name!("html"), Ns::Html, &[], true);
+                self.insert(local_name!("html"), Ns::Html, attrs, true);
                 self.mode = Mode::BeforeHead;
             }
             Mode::BeforeHead => {
-                self.insert(local_name!("head"), Ns::Html, &[], true);
+                self.insert(local_name!("head"), Ns::Html, attrs, true);
                 self.mode = Mode::InHead;
             }
             Mode::InHead => self.close_head(),
-            Mode::AfterHead => self.open_body(local_name!("body"), &[]),
+            Mode::AfterHead => self.open_body(local_name!("body"), attrs),
             Mode::InBody => {}
         }
     }
@@ -529,11 +509,7 @@ impl Tree {
         let top = self.top();
         if !takes_html_start_tag(top, &tag.name) {
             if !breaks_out_of_foreign_content(tag) {
-                let ns = match tag.name {
-                    local_name!("svg") => Ns::Svg,
-                    local_name!("math") => Ns::MathMl,
-                    _ => top.ns,
-                };
+                let ns = Ns::opened_by(&tag.name).unwrap_or(top.ns);
                 self.insert(tag.name.clone(), ns, &tag.attrs, !tag.self_closing);
                 return TokenSinkResult::Continue;
             }
@@ -607,14 +583,15 @@ impl Tree {
             | local_name!("script") => {
                 self.skip_newline = *name == local_name!("textarea");
                 self.insert(name.clone(), Ns::Html, attrs, true);
-                let rcdata = matches!(*name, local_name!("title") | local_name!("textarea"));
+                let kind = raw_text_kind(name);
+                let rcdata = matches!(kind, TokenSinkResult::RawData(RawKind::Rcdata));
                 if !rcdata && !self.ending && !self.depth_limited {
                     // Its content is taken from the input in one piece (`take_raw_text`):
                     // the tokenizer only has to stop.
                     self.raw_text = Some(name.clone());
                     return TokenSinkResult::Script(());
                 }
-                return raw_text_kind(name);
+                return kind;
             }
             local_name!("template") => {
                 self.insert(name.clone(), Ns::Html, attrs, true);
@@ -624,12 +601,7 @@ impl Tree {
                 self.close_p_in_button_scope();
                 self.insert(name.clone(), Ns::Html, attrs, true);
             }
-            local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6") => {
+            _ if is_heading(name) => {
                 self.close_p_in_button_scope();
                 if is_heading(&self.top().tag) {
                     self.pop();
@@ -733,13 +705,8 @@ impl Tree {
                 }
                 self.insert(name.clone(), Ns::Html, attrs, true);
             }
-            local_name!("svg") | local_name!("math") => {
+            _ if let Some(ns) = Ns::opened_by(name) => {
                 self.reopen_formatting();
-                let ns = if *name == local_name!("svg") {
-                    Ns::Svg
-                } else {
-                    Ns::MathMl
-                };
                 self.insert(name.clone(), ns, attrs, !tag.self_closing)
             }
             _ => {
@@ -845,17 +812,7 @@ impl Tree {
             local_name!("form") => {
                 if let Some(at) = self.find_in_scope(name, Scope::Default) {
                     self.generate_implied_end_tags(None);
-                    if at + 1 == self.open.len() {
-                        self.pop();
-                    } else {
-                        // The standard takes the form off the stack and leaves open what was
-                        // opened inside it, which stays inside it.
-                        let form = &mut self.open[at];
-                        form.detached = true;
-                        if let Some(i) = form.counted.take() {
-                            self.counts[i] -= 1;
-                        }
-                    }
+                    self.take_off_stack(at);
                 }
             }
             local_name!("p") => {
@@ -877,12 +834,7 @@ impl Tree {
                     self.pop_to(at);
                 }
             }
-            local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6") => {
+            _ if is_heading(name) => {
                 let heading = self.find_where(Scope::Default, |f| is_heading(&f.tag));
                 if let Some(at) = heading {
                     self.generate_implied_end_tags(None);
@@ -1185,12 +1137,7 @@ impl Tree {
         let Active::Element { node, open, .. } = self.active[k] else {
             return;
         };
-        let at = if open {
-            (1..self.open.len()).rfind(|&at| self.open[at].node == node && !self.open[at].detached)
-        } else {
-            None
-        };
-        let Some(at) = at else {
+        let Some(at) = open.then(|| self.stack_position(node)).flatten() else {
             self.active.remove(k);
             return;
         };
@@ -1202,12 +1149,7 @@ impl Tree {
         }
         self.active.remove(k);
         if self.open[at + 1..].iter().any(|f| f.special && !f.detached) {
-            let element = &mut self.open[at];
-            element.detached = true;
-            element.formatting = Formatting::None;
-            if let Some(i) = element.counted.take() {
-                self.counts[i] -= 1;
-            }
+            self.take_off_stack(at);
         } else {
             // Already off the active list: popping it must not look for it there.
             self.open[at].formatting = Formatting::None;
@@ -1222,19 +1164,31 @@ impl Tree {
             return;
         };
         if let Active::Element { node, .. } = self.active.remove(k) {
-            if let Some(at) = (1..self.open.len()).rfind(|&at| self.open[at].node == node) {
-                if at + 1 == self.open.len() {
-                    self.open[at].formatting = Formatting::None;
-                    self.pop();
-                } else {
-                    let element = &mut self.open[at];
-                    element.detached = true;
-                    element.formatting = Formatting::None;
-                    if let Some(i) = element.counted.take() {
-                        self.counts[i] -= 1;
-                    }
-                }
+            if let Some(at) = self.stack_position(node) {
+                self.take_off_stack(at);
             }
+        }
+    }
+
+    /// Where `node` is on the stack of open elements, if it is there.
+    fn stack_position(&self, node: u32) -> Option<usize> {
+        (1..self.open.len()).rfind(|&at| self.open[at].node == node && !self.open[at].detached)
+    }
+
+    /// Takes the element at `at` off the standard's stack (and, if a formatting element, off
+    /// the active list, which the caller has done). The current node is popped; an element
+    /// below it stays open as the ancestor of what was opened inside it (detached), where the
+    /// standard would move those nodes.
+    fn take_off_stack(&mut self, at: usize) {
+        self.open[at].formatting = Formatting::None;
+        if at + 1 == self.open.len() {
+            self.pop();
+            return;
+        }
+        let frame = &mut self.open[at];
+        frame.detached = true;
+        if let Some(i) = frame.counted.take() {
+            self.counts[i] -= 1;
         }
     }
 
@@ -1428,6 +1382,8 @@ impl Tree {
     }
 }
 
+/// The tag's attributes if it is `name` (an `<html>` or `<head>` giving the element it
+/// opens its attributes), none otherwise.
 fn attrs_if(tag: &Tag, name: LocalName) -> &[Attribute] {
     if tag.name == name {
         &tag.attrs
@@ -1558,6 +1514,18 @@ mod tests {
             ours("<b>x<div>y</b>z</div>w"),
             "html(head()body(b('x'div('yz'))'w'))"
         );
+    }
+
+    #[test]
+    fn a_parsed_page_holds_no_growth_slack() {
+        // Kept pages are not shrunk later (`run` keeps them as parsed).
+        let html = format!("<ul class=a>{}</ul>", "<li id=x><a href=/y>item</a>".repeat(500));
+        let dom = super::parse(&html, 4096);
+        assert_eq!(dom.nodes.capacity(), dom.nodes.len());
+        assert_eq!(dom.elements.capacity(), dom.elements.len());
+        assert_eq!(dom.strings.capacity(), dom.strings.len());
+        assert_eq!(dom.classes.capacity(), dom.classes.len());
+        assert_eq!(dom.other_attributes.capacity(), dom.other_attributes.len());
     }
 
     #[test]

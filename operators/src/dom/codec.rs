@@ -151,15 +151,6 @@ impl Dom {
         Ok(dom)
     }
 
-    /// Gives back the growth slack of the DOM's vectors, for a DOM that is kept a while.
-    pub fn shrink_to_fit(&mut self) {
-        self.nodes.shrink_to_fit();
-        self.elements.shrink_to_fit();
-        self.strings.shrink_to_fit();
-        self.classes.shrink_to_fit();
-        self.other_attributes.shrink_to_fit();
-    }
-
     /// Heap bytes this DOM holds, roughly: what keeping it in memory costs.
     pub fn heap_bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()

@@ -17,6 +17,8 @@ mod raw_text;
 mod reference;
 mod tags;
 
+pub(crate) use tags::is_heading;
+
 pub use codec::DecodeError;
 
 use std::ops::Range;
@@ -59,6 +61,17 @@ pub struct Node {
     pub kind: NodeKind,
 }
 
+impl Node {
+    /// The root every arena starts with; its `end` is set when the page is built.
+    pub(crate) const DOCUMENT: Node = Node {
+        parent: NONE,
+        end: 1,
+        next_sibling: NONE,
+        depth: 0,
+        kind: NodeKind::Document,
+    };
+}
+
 /// What we keep of an element: the attributes later stages use, the names of the others, and
 /// the size of them all (for the HTML byte count).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +106,8 @@ pub struct Dom {
 
 /// Parses an HTML document. Parsing stops once the open-element depth passes `max_depth`
 /// (see [`crate::warc::Limits::max_dom_depth`]); [`Dom::depth_limited`] then says so.
+/// The arena's vectors hold exactly what the page uses, no growth slack, so a `Dom` can be
+/// kept as it is.
 pub fn parse(html: &str, max_depth: usize) -> Dom {
     builder::parse(html, max_depth)
 }

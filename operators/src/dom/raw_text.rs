@@ -14,8 +14,8 @@ use memchr::{memchr, memchr2};
 
 /// The byte offset where the content of a raw-text element named `tag` (lower case) ends: at
 /// the `<` of its end tag, or the text's length if there is none.
-pub(super) fn content_end(text: &str, tag: &str, script: bool) -> usize {
-    if script {
+pub(super) fn content_end(text: &str, tag: &str) -> usize {
+    if tag == "script" {
         script_end(text.as_bytes())
     } else {
         rawtext_end(text.as_bytes(), tag.as_bytes())
@@ -142,7 +142,7 @@ mod tests {
     use super::*;
 
     fn script(text: &str) -> &str {
-        &text[..content_end(text, "script", true)]
+        &text[..content_end(text, "script")]
     }
 
     #[test]
@@ -174,10 +174,7 @@ mod tests {
     #[test]
     fn other_raw_text_ends_at_the_first_end_tag_of_its_name() {
         let text = "p { x: '</div>' } </style>rest";
-        assert_eq!(
-            &text[..content_end(text, "style", false)],
-            "p { x: '</div>' } "
-        );
+        assert_eq!(&text[..content_end(text, "style")], "p { x: '</div>' } ");
     }
 
     #[test]

@@ -236,13 +236,7 @@ impl Builder {
             last_child: u32,
             hidden: bool,
         }
-        dom.nodes.push(Node {
-            parent: NONE,
-            end: 1,
-            next_sibling: NONE,
-            depth: 0,
-            kind: NodeKind::Document,
-        });
+        dom.nodes.push(Node::DOCUMENT);
         let mut open = vec![Open {
             old: 0,
             new: 0,

@@ -14,6 +14,17 @@ pub(super) enum Ns {
     MathMl,
 }
 
+impl Ns {
+    /// The foreign namespace an `<svg>` or `<math>` start tag opens.
+    pub(super) fn opened_by(tag: &LocalName) -> Option<Ns> {
+        match *tag {
+            local_name!("svg") => Some(Ns::Svg),
+            local_name!("math") => Some(Ns::MathMl),
+            _ => None,
+        }
+    }
+}
+
 pub(super) fn is_html_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\x0c' | '\r')
 }
@@ -87,7 +98,7 @@ pub(super) fn is_formatting(tag: &LocalName) -> bool {
     )
 }
 
-pub(super) fn is_heading(tag: &LocalName) -> bool {
+pub(crate) fn is_heading(tag: &LocalName) -> bool {
     matches!(
         *tag,
         local_name!("h1")
