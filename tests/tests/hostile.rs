@@ -421,6 +421,33 @@ fn nesting_100000_deep_parses_and_hashes_without_recursion() {
     });
 }
 
+/// Markup built to make a tokenizer go back over the input: each of these pages is read once.
+/// (A quadratic tokenizer would take hours on them; the assertions check what was read.)
+#[test]
+fn markup_that_never_closes_is_read_once() {
+    let n = 200_000;
+    // One tag with 200,000 attributes, every one checked for repetition.
+    let attrs: String = (0..n).map(|i| format!(" a{i}=x")).collect();
+    let dom = dom::parse(&format!("<p{attrs} a7=y>text"), 4096);
+    let p = (0..dom.len()).find(|&i| dom.tag(i).is_some_and(|t| &**t == "p"));
+    assert_eq!(p.map(|p| dom.other_attributes(p).len()), Some(n));
+    // A doctype, a comment, an attribute value and a CDATA section that are never closed:
+    // each runs to the end of the input, leaving only the implied html, head and body.
+    for unit in [
+        "<!DOCTYPE html PUBLIC 'x",
+        "<!-- x -",
+        "<a title='",
+        "<svg><![CDATA[ x ]",
+    ] {
+        let dom = dom::parse(&unit.repeat(n), 4096);
+        assert!(dom.len() <= 6, "{unit}: {} nodes", dom.len());
+    }
+    // Stray `<` and `&` by the hundred thousand stay text.
+    let dom = dom::parse(&"< &amp &#x ".repeat(n), 4096);
+    let text: usize = (0..dom.len()).filter_map(|i| dom.text(i)).map(str::len).sum();
+    assert_eq!(text, "< & &#x ".len() * n);
+}
+
 #[test]
 fn random_damage_never_panics_and_every_record_is_accounted_for() {
     let mut pages = three_pages();

@@ -1,8 +1,9 @@
 //! Writing into a [`Dom`]'s arena: what both tree builders share, so that an element stores the
 //! same attributes and the same visibility whichever builder made it.
 
-use html5ever::{local_name, Attribute, LocalName};
+use html5ever::{local_name, LocalName};
 
+use super::tokenizer::Attribute;
 use super::{Dom, Element, NodeKind, Span, NONE};
 
 /// Where an attribute goes in the arena: the five whose values later stages read are kept as
@@ -42,7 +43,7 @@ impl Dom {
     }
 
     /// The element for a start tag, its kept attribute values added to the arena's tables.
-    pub(super) fn add_element(&mut self, tag: LocalName, attrs: &[Attribute]) -> Element {
+    pub(super) fn add_element(&mut self, tag: LocalName, attrs: &[Attribute<'_>]) -> Element {
         let mut hides_content = matches!(
             tag,
             local_name!("script")
@@ -68,8 +69,8 @@ impl Dom {
         let others_start = self.other_attributes.len() as u32;
         for attr in attrs {
             let value: &str = &attr.value;
-            element.attribute_bytes += (attr.name.local.len() + value.len() + 4) as u32;
-            match Slot::of(&attr.name.local) {
+            element.attribute_bytes += (attr.name.len() + value.len() + 4) as u32;
+            match Slot::of(&attr.name) {
                 Slot::Id => element.id = Some(self.add_string(value)),
                 Slot::Classes => {
                     for class in value.split_ascii_whitespace() {
@@ -81,12 +82,12 @@ impl Dom {
                 Slot::Src => element.src = Some(self.add_string(value.trim())),
                 Slot::Alt => element.alt = Some(self.add_string(value)),
                 Slot::NameOnly => {
-                    match attr.name.local {
+                    match attr.name {
                         local_name!("hidden") => hides_content = true,
                         local_name!("style") => hides_content |= style_hides(value),
                         _ => {}
                     }
-                    self.other_attributes.push(attr.name.local.clone());
+                    self.other_attributes.push(attr.name.clone());
                 }
             }
         }

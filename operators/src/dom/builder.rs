@@ -1,5 +1,5 @@
-//! The tree builder [`super::parse`] uses: html5ever's tokenizer feeding a stack of open
-//! elements that writes the pre-order arena directly.
+//! The tree builder [`super::parse`] uses: our tokenizer ([`super::tokenizer`]) feeding a stack
+//! of open elements that writes the pre-order arena directly.
 //!
 //! Why not html5ever's own tree builder ([`super::reference`])? It builds a mutable linked tree
 //! because the HTML standard moves nodes after creating them (foster parenting, the adoption
@@ -21,86 +21,50 @@
 //! block's ancestor, where the adoption agency would move the block out of it.
 //! `tests/tests/builders.rs` compares the two builders on every page of the shared corpora.
 //!
-//! The content of scripts and styles is not tokenized at all: [`take_raw_text`] finds its end
-//! tag ([`super::raw_text`]) and inserts it in one piece.
+//! The content of scripts and styles is not tokenized at all: after their start tag the builder
+//! tells the tokenizer to read up to the end tag ([`super::raw_text`]), and the content comes
+//! back as one text token.
 
 use std::cell::RefCell;
 
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{
-    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
-};
-use html5ever::{local_name, Attribute, LocalName, TokenizerResult};
+use html5ever::{local_name, LocalName};
 
 use super::tags::{
     bounds_scope, breaks_out_of_foreign_content, closes_an_open_p, ends_a_block, is_formatting,
     is_head_content, is_heading, is_html_integration_point, is_html_space, is_quirky, is_raw_text,
     is_special, is_table_part, is_table_structure, raw_text_kind, Ns,
 };
-use super::{raw_text, Dom, Element, Node, NodeKind, Span, NONE};
+use super::tokenizer::{Attribute, Content, Doctype, Tag, TagKind, Token, Tokenizer};
+use super::{Dom, Element, Node, NodeKind, Span, NONE};
 
 pub(super) fn parse(html: &str, max_depth: usize) -> Dom {
-    let tokenizer = Tokenizer::new(
-        Sink(RefCell::new(Tree::for_html(max_depth))),
-        TokenizerOpts::default(),
-    );
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from_slice(html));
-    // The sink suspends the tokenizer (as the standard does for a script to run) after the
-    // start tag of a script or style, whose content is then taken here, and when the depth
-    // limit is passed, where the rest of the input is left unread.
-    let mut stopped = false;
-    while let TokenizerResult::Script(()) = tokenizer.feed(&input) {
-        let mut tree = tokenizer.sink.0.borrow_mut();
-        let Some(raw) = tree.raw_text.take() else {
-            stopped = true;
-            break;
-        };
-        take_raw_text(&input, &mut tree, &raw);
+    let mut tree = Tree::for_html(max_depth);
+    let mut tokens = Tokenizer::new(html);
+    // Past the depth limit the rest of the input is left unread.
+    while !tree.depth_limited {
+        // The standard's "adjusted current node": in SVG or MathML, `<![CDATA[` is text.
+        let foreign = tree.top().ns != Ns::Html;
+        match tokens.next_token(foreign) {
+            Token::Eof => break,
+            Token::Tag => {
+                let content = tree.tag(&tokens.tag);
+                if content != Content::Markup {
+                    let name = tokens.tag.name.clone();
+                    tokens.read_content_as(content, name);
+                }
+            }
+            Token::Text => {
+                if tree.template_depth == 0 {
+                    tree.characters(tokens.text());
+                }
+            }
+            // A comment is a node between texts: the texts on either side stay apart.
+            Token::Comment => tree.open_text = NONE,
+            Token::Doctype => tree.doctype(&tokens.doctype),
+        }
     }
-    if !stopped {
-        tokenizer.sink.0.borrow_mut().ending = true;
-        tokenizer.end();
-    }
-    tokenizer.sink.0.into_inner().finish()
-}
-
-/// Moves the content of the raw-text element just opened from the input into the tree, up to
-/// its end tag, which stays in the input for the tokenizer.
-fn take_raw_text(input: &BufferQueue, tree: &mut Tree, tag: &LocalName) {
-    // The input is the one buffer `parse` gave; should the tokenizer have split it, it is
-    // joined again.
-    let Some(mut rest) = input.pop_front() else {
-        return;
-    };
-    while let Some(next) = input.pop_front() {
-        rest.push_tendril(&next);
-    }
-    let end = raw_text::content_end(&rest, tag);
-    tree.insert_text(&raw_text::normalized(&rest[..end]));
-    rest.pop_front(end as u32);
-    if !rest.is_empty() {
-        input.push_front(rest);
-    }
-}
-
-struct Sink(RefCell<Tree>);
-
-impl TokenSink for Sink {
-    type Handle = ();
-
-    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        self.0.borrow_mut().process(token)
-    }
-
-    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
-        self.0
-            .borrow()
-            .open
-            .last()
-            .is_some_and(|f| f.ns != Ns::Html)
-    }
+    tree.parse_errors = tree.parse_errors.saturating_add(tokens.errors);
+    tree.finish()
 }
 
 /// Where the document is: the standard's insertion modes before `<body>`; everything after is
@@ -207,10 +171,6 @@ struct Tree {
     parse_errors: u32,
     max_depth: usize,
     depth_limited: bool,
-    /// The tokenizer is at the end of the input and may no longer be suspended.
-    ending: bool,
-    /// A script or style just opened whose content [`take_raw_text`] is to take.
-    raw_text: Option<LocalName>,
 }
 
 thread_local! {
@@ -259,8 +219,6 @@ impl Tree {
             parse_errors: 0,
             max_depth,
             depth_limited: false,
-            ending: false,
-            raw_text: None,
         }
     }
 
@@ -290,84 +248,49 @@ impl Tree {
         dom
     }
 
-    fn process(&mut self, token: Token) -> TokenSinkResult<()> {
-        let is_tag = matches!(token, Token::TagToken(_));
-        if self.depth_limited {
-            return self.stop(is_tag);
+    /// A start or end tag; returns how the tokenizer is to read what follows.
+    fn tag(&mut self, tag: &Tag<'_>) -> Content {
+        self.skip_newline = false;
+        if self.template_depth > 0 {
+            return self.in_template(tag);
         }
-        if is_tag {
-            self.skip_newline = false;
+        match tag.kind {
+            TagKind::Start => self.start_tag(tag),
+            TagKind::End => {
+                self.end_tag(tag);
+                Content::Markup
+            }
         }
-        let result = match token {
-            Token::TagToken(tag) if self.template_depth > 0 => self.in_template(&tag),
-            Token::TagToken(tag) => match tag.kind {
-                TagKind::StartTag => self.start_tag(&tag),
-                TagKind::EndTag => {
-                    self.end_tag(&tag);
-                    TokenSinkResult::Continue
-                }
-            },
-            Token::CharacterTokens(text) => {
-                if self.template_depth == 0 {
-                    self.characters(&text);
-                }
-                TokenSinkResult::Continue
-            }
-            // A comment is a node between texts: the texts on either side stay apart.
-            Token::CommentToken(_) => {
-                self.open_text = NONE;
-                TokenSinkResult::Continue
-            }
-            Token::DoctypeToken(doctype) => {
-                if self.mode == Mode::BeforeHtml && !self.seen_doctype {
-                    self.seen_doctype = true;
-                    self.quirks = is_quirky(&doctype);
-                }
-                TokenSinkResult::Continue
-            }
-            Token::ParseError(_) => {
-                self.parse_errors = self.parse_errors.saturating_add(1);
-                TokenSinkResult::Continue
-            }
-            Token::NullCharacterToken | Token::EOFToken => TokenSinkResult::Continue,
-        };
-        if self.depth_limited {
-            return self.stop(is_tag);
-        }
-        result
     }
 
-    /// Past the depth limit: suspend the tokenizer as for a script, which it allows after a
-    /// tag only and not once it has reached the end of the input; other tokens are dropped.
-    fn stop(&self, is_tag: bool) -> TokenSinkResult<()> {
-        if is_tag && !self.ending {
-            TokenSinkResult::Script(())
-        } else {
-            TokenSinkResult::Continue
+    fn doctype(&mut self, doctype: &Doctype) {
+        if self.mode == Mode::BeforeHtml && !self.seen_doctype {
+            self.seen_doctype = true;
+            self.quirks = is_quirky(doctype);
         }
     }
 
     // ----- the insertion modes before the body -------------------------------------------
 
-    fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+    fn start_tag(&mut self, tag: &Tag<'_>) -> Content {
         loop {
             match self.mode {
                 Mode::BeforeHtml | Mode::BeforeHead => {
                     let opens = if self.mode == Mode::BeforeHtml {
                         local_name!("html")
                     } else if tag.name == local_name!("html") {
-                        return TokenSinkResult::Continue;
+                        return Content::Markup;
                     } else {
                         local_name!("head")
                     };
                     self.imply_next(attrs_if(tag, opens.clone()));
                     if tag.name == opens {
-                        return TokenSinkResult::Continue;
+                        return Content::Markup;
                     }
                 }
                 Mode::InHead => {
                     if tag.name == local_name!("html") || tag.name == local_name!("head") {
-                        return TokenSinkResult::Continue;
+                        return Content::Markup;
                     }
                     if is_head_content(&tag.name) {
                         return self.body_start_tag(tag);
@@ -375,10 +298,10 @@ impl Tree {
                     self.close_head();
                 }
                 Mode::AfterHead => match tag.name {
-                    local_name!("html") | local_name!("head") => return TokenSinkResult::Continue,
+                    local_name!("html") | local_name!("head") => return Content::Markup,
                     local_name!("body") | local_name!("frameset") => {
                         self.open_body(tag.name.clone(), &tag.attrs);
-                        return TokenSinkResult::Continue;
+                        return Content::Markup;
                     }
                     // A noscript after the head starts the body.
                     _ if is_head_content(&tag.name)
@@ -394,7 +317,7 @@ impl Tree {
         }
     }
 
-    fn end_tag(&mut self, tag: &Tag) {
+    fn end_tag(&mut self, tag: &Tag<'_>) {
         // In a raw-text element the tokenizer emits only the end tag that closes it.
         let top = self.top();
         if top.ns == Ns::Html && top.tag == tag.name && is_raw_text(&top.tag) {
@@ -456,7 +379,7 @@ impl Tree {
 
     /// The step the standard implies when the current mode before the body cannot take what
     /// arrived: open html, head or body (with `attrs`), or close the head.
-    fn imply_next(&mut self, attrs: &[Attribute]) {
+    fn imply_next(&mut self, attrs: &[Attribute<'_>]) {
         match self.mode {
             Mode::BeforeHtml => {
                 self.insert(local_name!("html"), Ns::Html, attrs, true);
@@ -494,7 +417,7 @@ impl Tree {
         }
     }
 
-    fn open_body(&mut self, tag: LocalName, attrs: &[Attribute]) {
+    fn open_body(&mut self, tag: LocalName, attrs: &[Attribute<'_>]) {
         let whitespace = std::mem::take(&mut self.pending_whitespace);
         if !whitespace.is_empty() {
             self.insert_text(&whitespace);
@@ -505,13 +428,13 @@ impl Tree {
 
     // ----- in the body ---------------------------------------------------------------------
 
-    fn body_start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+    fn body_start_tag(&mut self, tag: &Tag<'_>) -> Content {
         let top = self.top();
         if !takes_html_start_tag(top, &tag.name) {
             if !breaks_out_of_foreign_content(tag) {
                 let ns = Ns::opened_by(&tag.name).unwrap_or(top.ns);
                 self.insert(tag.name.clone(), ns, &tag.attrs, !tag.self_closing);
-                return TokenSinkResult::Continue;
+                return Content::Markup;
             }
             while self.open.len() > 2 && !takes_html_start_tag(self.top(), &local_name!("p")) {
                 self.pop();
@@ -583,15 +506,7 @@ impl Tree {
             | local_name!("script") => {
                 self.skip_newline = *name == local_name!("textarea");
                 self.insert(name.clone(), Ns::Html, attrs, true);
-                let kind = raw_text_kind(name);
-                let rcdata = matches!(kind, TokenSinkResult::RawData(RawKind::Rcdata));
-                if !rcdata && !self.ending && !self.depth_limited {
-                    // Its content is taken from the input in one piece (`take_raw_text`):
-                    // the tokenizer only has to stop.
-                    self.raw_text = Some(name.clone());
-                    return TokenSinkResult::Script(());
-                }
-                return kind;
+                return raw_text_kind(name);
             }
             local_name!("template") => {
                 self.insert(name.clone(), Ns::Html, attrs, true);
@@ -714,14 +629,14 @@ impl Tree {
                 self.insert(name.clone(), Ns::Html, attrs, true);
             }
         }
-        TokenSinkResult::Continue
+        Content::Markup
     }
 
     /// Start tags of table sections, rows, cells, captions and columns: each closes the table
     /// parts it cannot sit in (a cell the open cell, a row the open row and its cell, ...),
     /// then goes into the table part that holds it, implying the `tbody` and `tr` a table
     /// needs. Outside a table the standard ignores them.
-    fn table_part(&mut self, name: &LocalName, attrs: &[Attribute]) {
+    fn table_part(&mut self, name: &LocalName, attrs: &[Attribute<'_>]) {
         let is_cell = matches!(*name, local_name!("td") | local_name!("th"));
         let is_row = *name == local_name!("tr");
         // Every round closes at least one element, so this ends.
@@ -785,7 +700,7 @@ impl Tree {
         None
     }
 
-    fn body_end_tag(&mut self, tag: &Tag) {
+    fn body_end_tag(&mut self, tag: &Tag<'_>) {
         let name = &tag.name;
         if self.top().ns != Ns::Html {
             // Foreign elements close by name; an HTML element reached first hands the tag to
@@ -892,19 +807,19 @@ impl Tree {
 
     /// Inside a template, whose contents are dropped: follow its nesting and keep the
     /// tokenizer in step with raw-text elements, building nothing.
-    fn in_template(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+    fn in_template(&mut self, tag: &Tag<'_>) -> Content {
         match (tag.kind, &tag.name) {
-            (TagKind::StartTag, &local_name!("template")) => self.template_depth += 1,
-            (TagKind::EndTag, &local_name!("template")) => {
+            (TagKind::Start, &local_name!("template")) => self.template_depth += 1,
+            (TagKind::End, &local_name!("template")) => {
                 self.template_depth -= 1;
                 if self.template_depth == 0 {
                     self.pop_until(&local_name!("template"));
                 }
             }
-            (TagKind::StartTag, name) => return raw_text_kind(name),
+            (TagKind::Start, name) => return raw_text_kind(name),
             _ => {}
         }
-        TokenSinkResult::Continue
+        Content::Markup
     }
 
     // ----- the stack of open elements ------------------------------------------------------
@@ -1222,7 +1137,7 @@ impl Tree {
         new
     }
 
-    fn insert(&mut self, tag: LocalName, ns: Ns, attrs: &[Attribute], push: bool) {
+    fn insert(&mut self, tag: LocalName, ns: Ns, attrs: &[Attribute<'_>], push: bool) {
         let element = self.dom.add_element(tag, attrs);
         let html_integration = is_html_integration_point(&element.tag, ns, attrs);
         if let Some(node) = self.insert_element(element, ns, html_integration, push) {
@@ -1357,7 +1272,7 @@ impl Tree {
         }
     }
 
-    fn insert_void(&mut self, tag: &LocalName, attrs: &[Attribute]) {
+    fn insert_void(&mut self, tag: &LocalName, attrs: &[Attribute<'_>]) {
         self.insert(tag.clone(), Ns::Html, attrs, false);
     }
 
@@ -1384,7 +1299,7 @@ impl Tree {
 
 /// The tag's attributes if it is `name` (an `<html>` or `<head>` giving the element it
 /// opens its attributes), none otherwise.
-fn attrs_if(tag: &Tag, name: LocalName) -> &[Attribute] {
+fn attrs_if<'t, 'a>(tag: &'t Tag<'a>, name: LocalName) -> &'t [Attribute<'a>] {
     if tag.name == name {
         &tag.attrs
     } else {
@@ -1519,7 +1434,10 @@ mod tests {
     #[test]
     fn a_parsed_page_holds_no_growth_slack() {
         // Kept pages are not shrunk later (`run` keeps them as parsed).
-        let html = format!("<ul class=a>{}</ul>", "<li id=x><a href=/y>item</a>".repeat(500));
+        let html = format!(
+            "<ul class=a>{}</ul>",
+            "<li id=x><a href=/y>item</a>".repeat(500)
+        );
         let dom = super::parse(&html, 4096);
         assert_eq!(dom.nodes.capacity(), dom.nodes.len());
         assert_eq!(dom.elements.capacity(), dom.elements.len());

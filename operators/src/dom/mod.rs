@@ -5,10 +5,11 @@
 //! reverse loop over the nodes and top-down passes a forward loop: nothing here or downstream
 //! needs recursion, which matters because crawled pages nest tens of thousands deep.
 //!
-//! The way in is [`parse`]: html5ever's tokenizer driving our own tree builder ([`builder`]),
-//! which writes the arena directly. [`parse_with_html5ever_tree_builder`] runs html5ever's full
-//! tree builder instead ([`reference`]); it is the standard's reference, kept to compare the
-//! two (`tests/tests/builders.rs`) and to measure the difference (`stencil bench`).
+//! The way in is [`parse`]: our tokenizer ([`tokenizer`]) driving our own tree builder
+//! ([`builder`]), which writes the arena directly. [`parse_with_html5ever_tree_builder`] runs
+//! html5ever's tokenizer and full tree builder instead ([`reference`]); it is the standard's
+//! reference, kept to compare the two (`tests/tests/builders.rs`) and to measure the difference
+//! (`stencil bench`).
 
 mod arena;
 mod builder;
@@ -16,6 +17,7 @@ mod codec;
 mod raw_text;
 mod reference;
 mod tags;
+mod tokenizer;
 
 pub(crate) use tags::is_heading;
 
@@ -110,6 +112,12 @@ pub struct Dom {
 /// kept as it is.
 pub fn parse(html: &str, max_depth: usize) -> Dom {
     builder::parse(html, max_depth)
+}
+
+/// Tokenizes a page as [`parse`] does and drops the tokens; returns how many there were. What
+/// `stencil bench` reports as the parse-only floor: no tree, no arena.
+pub fn tokenize(html: &str) -> usize {
+    tokenizer::count_tokens(html)
 }
 
 /// Parses like [`parse`] with html5ever's complete tree builder, which follows the HTML
@@ -248,7 +256,9 @@ impl Dom {
         self.title.map(|span| self.str(span))
     }
 
-    /// How many parse errors the tokenizer reported (a measure of how broken the markup is).
+    /// How many parse errors the tokenizer and tree builder counted (a measure of how broken
+    /// the markup is; our tokenizer counts the standard's errors where markup is malformed,
+    /// not every one of them, so the figure is not html5ever's).
     pub fn parse_errors(&self) -> u32 {
         self.parse_errors
     }

@@ -1,8 +1,7 @@
 //! The content of `<script>` and `<style>`-like elements, taken from the input in one piece.
 //!
-//! Scripts are a fifth of crawled HTML's bytes. html5ever's tokenizer reads them a character
-//! run at a time and hands over each line as two tokens, only for the builder to join them
-//! into one text node that nothing reads but its length. Finding where the content ends is
+//! Scripts are a fifth of crawled HTML's bytes, and nothing downstream reads their text but
+//! its length: the tokenizer hands it over as one text token. Finding where the content ends is
 //! simpler than tokenizing it: the end tag is the first `</script` (`</style`, ...) followed by
 //! whitespace, `/` or `>`, except that in a script `<!--` ... `-->` changes the rules (the
 //! standard's script-data escape states, reproduced here): inside it, `<script` opens a section

@@ -14,7 +14,7 @@ use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{local_name, ns, Attribute, LocalName, Namespace, ParseOpts, QualName};
 
 use super::arena::Slot;
-use super::{Dom, Node, NodeKind, NONE};
+use super::{tokenizer, Dom, Node, NodeKind, NONE};
 
 /// Input is fed to the parser in pieces this large so the depth limit is checked between
 /// them; small enough that the work done past the limit stays bounded.
@@ -261,7 +261,14 @@ impl Builder {
             let new = dom.nodes.len() as u32;
             let (kind, hides) = match &source.data {
                 Data::Element { name, attrs, .. } => {
-                    let element = dom.add_element(name.local.clone(), attrs);
+                    let attrs: Vec<tokenizer::Attribute<'_>> = attrs
+                        .iter()
+                        .map(|a| tokenizer::Attribute {
+                            name: a.name.local.clone(),
+                            value: std::borrow::Cow::Borrowed(&a.value),
+                        })
+                        .collect();
+                    let element = dom.add_element(name.local.clone(), &attrs);
                     let hides = element.hides_content;
                     if element.tag == local_name!("title") && title_element == NONE {
                         title_element = new;

@@ -2,9 +2,9 @@
 //! about them: which elements are special, bound a scope, hold raw text, end foreign content.
 //! Kept apart from the builder so that its rules read as rules, not as lists of names.
 
-use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{Doctype, Tag, TokenSinkResult};
-use html5ever::{local_name, Attribute, LocalName};
+use html5ever::{local_name, LocalName};
+
+use super::tokenizer::{Attribute, Content, Doctype, Tag};
 
 /// The namespace an element is in: HTML, or the foreign content of `<svg>` and `<math>`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -201,28 +201,28 @@ pub(super) fn is_quirky(doctype: &Doctype) -> bool {
 }
 
 pub(super) fn is_raw_text(tag: &LocalName) -> bool {
-    !matches!(raw_text_kind(tag), TokenSinkResult::Continue)
+    raw_text_kind(tag) != Content::Markup
 }
 
 /// The tokenizer state a start tag switches to, for tags whose content is not markup.
-pub(super) fn raw_text_kind(tag: &LocalName) -> TokenSinkResult<()> {
+pub(super) fn raw_text_kind(tag: &LocalName) -> Content {
     match *tag {
-        local_name!("title") | local_name!("textarea") => TokenSinkResult::RawData(RawKind::Rcdata),
+        local_name!("title") | local_name!("textarea") => Content::Rcdata,
         local_name!("style")
         | local_name!("noframes")
         | local_name!("noscript")
         | local_name!("iframe")
         | local_name!("noembed")
-        | local_name!("xmp") => TokenSinkResult::RawData(RawKind::Rawtext),
-        local_name!("script") => TokenSinkResult::RawData(RawKind::ScriptData),
-        local_name!("plaintext") => TokenSinkResult::Plaintext,
-        _ => TokenSinkResult::Continue,
+        | local_name!("xmp") => Content::Rawtext,
+        local_name!("script") => Content::ScriptData,
+        local_name!("plaintext") => Content::Plaintext,
+        _ => Content::Markup,
     }
 }
 
 /// Foreign elements whose content is HTML: SVG's `foreignObject`, `desc` and `title`, and a
 /// MathML `annotation-xml` whose encoding is HTML.
-pub(super) fn is_html_integration_point(tag: &LocalName, ns: Ns, attrs: &[Attribute]) -> bool {
+pub(super) fn is_html_integration_point(tag: &LocalName, ns: Ns, attrs: &[Attribute<'_>]) -> bool {
     match ns {
         Ns::Html => false,
         Ns::Svg => matches!(
@@ -232,7 +232,7 @@ pub(super) fn is_html_integration_point(tag: &LocalName, ns: Ns, attrs: &[Attrib
         Ns::MathMl => {
             *tag == local_name!("annotation-xml")
                 && attrs.iter().any(|a| {
-                    a.name.local == local_name!("encoding")
+                    a.name == local_name!("encoding")
                         && (a.value.eq_ignore_ascii_case("text/html")
                             || a.value.eq_ignore_ascii_case("application/xhtml+xml"))
                 })
@@ -241,7 +241,7 @@ pub(super) fn is_html_integration_point(tag: &LocalName, ns: Ns, attrs: &[Attrib
 }
 
 /// HTML start tags that end foreign content (`<p>` inside an `<svg>` closes the svg).
-pub(super) fn breaks_out_of_foreign_content(tag: &Tag) -> bool {
+pub(super) fn breaks_out_of_foreign_content(tag: &Tag<'_>) -> bool {
     match tag.name {
         local_name!("b")
         | local_name!("big")
@@ -289,7 +289,7 @@ pub(super) fn breaks_out_of_foreign_content(tag: &Tag) -> bool {
         | local_name!("var") => true,
         local_name!("font") => tag.attrs.iter().any(|a| {
             matches!(
-                a.name.local,
+                a.name,
                 local_name!("color") | local_name!("face") | local_name!("size")
             )
         }),
