@@ -23,7 +23,7 @@ use stencil_operators::site_level::site_of;
 use stencil_operators::subtree::summarize;
 
 use crate::cluster::ClusterArgs;
-use crate::tables::{NodeId, NodeScoreRow, StreamingPart};
+use crate::tables::{NodeId, NodeScoreRow, Rows, StreamingPart};
 use crate::{files, LimitArgs};
 
 #[derive(Args)]
@@ -167,7 +167,7 @@ pub fn score_page(
     host: &str,
     dom: &Dom,
     scorer: &Scorer,
-    out: &mut StreamingPart<NodeScoreRow>,
+    out: &mut StreamingPart<Rows<NodeScoreRow>>,
     scored: &mut Scored,
 ) -> Result<(), String> {
     let sums = summarize(dom, host);

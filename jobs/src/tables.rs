@@ -1,13 +1,15 @@
 //! Writing the output tables: zstd Parquet, one part file per worker and table, written under
 //! a temporary name and renamed when complete, so a reader (or a rerun) never sees half a file.
 //!
-//! The rows are plain structs; each table's columns come from its one schema in
-//! `stencil-schemas`, and the conversion below checks against it when the batch is built.
+//! The rows are plain structs, turned into columns a row group at a time, except `training`'s,
+//! whose columns are filled as its rows arrive ([`TrainingColumns`]). Each table's columns come
+//! from its one schema in `stencil-schemas`, checked against it when the batch is built.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use arrow_array::builder::StringBuilder;
 use arrow_array::{
     ArrayRef, BooleanArray, Float32Array, Float64Array, RecordBatch, StringArray, UInt16Array,
     UInt32Array, UInt64Array, UInt8Array,
@@ -15,7 +17,7 @@ use arrow_array::{
 use arrow_schema::SchemaRef;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 
 /// Rows per Parquet row group (and per batch handed to the writer).
@@ -43,14 +45,24 @@ impl PartWriter {
         let file = File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
         let mut properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
-            .set_max_row_group_row_count(Some(ROW_GROUP));
-        // Scores and features are nearly all distinct: a dictionary would be built for each
-        // of their pages only to be given up at its size limit, a cost the `training` table
-        // (70 float columns) paid on every row. Names, URLs and small integers keep theirs.
+            .set_max_row_group_row_count(Some(ROW_GROUP))
+            // One data page per column chunk unless it passes the page byte limit: fewer,
+            // larger zstd frames compress better and cost less per value.
+            .set_data_page_row_count_limit(ROW_GROUP);
         for field in schema.fields() {
+            let column = || ColumnPath::from(field.name().as_str());
+            // Numbers go plain into zstd: a dictionary costs a hash lookup per value. Measured
+            // on `training` (70 numeric columns): without them its integers write faster and
+            // smaller; with them its 0/1 flags and small log-counts saved 2% of the bytes for
+            // a quarter more time. Names, URLs and paths keep theirs.
+            if field.data_type().is_numeric() {
+                properties = properties.set_column_dictionary_enabled(column(), false);
+            }
+            // Nobody selects row groups by a score or feature, and float min/max (NaN-aware)
+            // was about a tenth of the cost of writing `training`.
             if field.data_type().is_floating() {
-                properties = properties
-                    .set_column_dictionary_enabled(ColumnPath::from(field.name().as_str()), false);
+                properties =
+                    properties.set_column_statistics_enabled(column(), EnabledStatistics::None);
             }
         }
         let writer = ArrowWriter::try_new(file, schema, Some(properties.build()))
@@ -331,39 +343,8 @@ pub fn segments_batch(schema: &SchemaRef, rows: &[SegmentRow]) -> Result<RecordB
     batch(schema, columns)
 }
 
-/// The classifier's view of a node: size proxy, bucket and feature row.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Classified {
-    pub area: f32,
-    pub bucket: u8,
-    /// Inline rather than a `Vec`: `training` holds hundreds of thousands of these rows.
-    pub features: [f32; FEATURES],
-}
-
-const FEATURES: usize = stencil_operators::features::COUNT;
-
-fn classifier_columns<R>(rows: &[R], get: impl Fn(&R) -> &Classified) -> Vec<ArrayRef> {
-    let mut columns = vec![f32s(rows, |r| get(r).area), u8s(rows, |r| get(r).bucket)];
-    // One pass over the rows filling every feature column, not one pass per column: a row's
-    // features are adjacent in memory, a column's values are a row apart.
-    let mut features: Vec<Vec<f32>> = (0..FEATURES)
-        .map(|_| Vec::with_capacity(rows.len()))
-        .collect();
-    for row in rows {
-        for (column, &value) in features.iter_mut().zip(&get(row).features) {
-            column.push(value);
-        }
-    }
-    columns.extend(
-        features
-            .into_iter()
-            .map(|column| Arc::new(Float32Array::from(column)) as ArrayRef),
-    );
-    columns
-}
-
-/// Which node of which page a row is about: the leading columns of `training` and
-/// `node_scores`.
+/// Which node of which page a row is about: the leading columns of `node_scores` and
+/// `segments` (`training` has them too, from a [`TrainingRow`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeId {
     pub url: Arc<str>,
@@ -407,35 +388,157 @@ fn node_columns<R>(rows: &[R], get: impl Fn(&R) -> &NodeId) -> Vec<ArrayRef> {
     ]
 }
 
-/// A row of `training`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TrainingRow {
-    pub id: NodeId,
+const FEATURES: usize = stencil_operators::features::COUNT;
+
+/// A row of `training`, borrowed from the page it describes: a part holds hundreds of
+/// thousands of these, and the columns copy what they need.
+pub struct TrainingRow<'a> {
+    pub url: &'a str,
+    pub host: &'a str,
+    pub dom: &'a stencil_operators::dom::Dom,
+    pub node: usize,
+    /// The node's `Dom::path`.
+    pub path: &'a str,
     pub label: &'static str,
     pub scheme: &'static str,
-    pub subtree: stencil_operators::subtree::Subtree,
-    pub classified: Classified,
+    pub subtree: &'a stencil_operators::subtree::Subtree,
+    pub area: f32,
+    pub bucket: u8,
+    pub features: &'a [f32; FEATURES],
 }
 
-pub fn training_batch(schema: &SchemaRef, rows: &[TrainingRow]) -> Result<RecordBatch, String> {
-    let mut columns = node_columns(rows, |r| &r.id);
-    columns.extend([
-        strings(rows, |r| r.label),
-        strings(rows, |r| r.scheme),
-        u64s(rows, |r| r.subtree.content_hash),
-        u64s(rows, |r| r.subtree.structure_hash),
-        u32s(rows, |r| r.subtree.text_chars),
-        u32s(rows, |r| r.subtree.words),
-        u32s(rows, |r| r.subtree.links),
-        u32s(rows, |r| r.subtree.anchor_text_chars),
-        u32s(rows, |r| r.subtree.intra_host_links),
-        u32s(rows, |r| r.subtree.images),
-        u32s(rows, |r| r.subtree.descendants),
-        u32s(rows, |r| r.subtree.html_bytes),
-        u32s(rows, |r| r.subtree.text_start),
-    ]);
-    columns.extend(classifier_columns(rows, |r| &r.classified));
-    batch(schema, columns)
+/// `training`'s columns, filled as rows arrive rather than from rows kept whole and taken
+/// apart later: each value is copied once, strings included, and nothing is allocated per row.
+pub struct TrainingColumns {
+    url: StringBuilder,
+    host: StringBuilder,
+    node: Vec<u32>,
+    path: StringBuilder,
+    tag: StringBuilder,
+    depth: Vec<u32>,
+    label: StringBuilder,
+    scheme: StringBuilder,
+    /// `content_hash`, `structure_hash`.
+    hashes: [Vec<u64>; 2],
+    /// The `Subtree` counts, in column order (`text_chars` … `text_offset`).
+    counts: [Vec<u32>; 9],
+    area: Vec<f32>,
+    bucket: Vec<u8>,
+    /// The exception: features stay in rows until `take`. Pushing each value onto its own
+    /// column wrote 50 streams at once, which cost more than one copy of the row now and a
+    /// pass over cache-sized blocks of rows then.
+    features: Vec<[f32; FEATURES]>,
+}
+
+impl TrainingColumns {
+    fn new() -> Self {
+        let text =
+            |bytes_per_row| StringBuilder::with_capacity(ROW_GROUP, ROW_GROUP * bytes_per_row);
+        // Bytes per row somewhat above the evaluation crawl's means (46, 15, 152, 2.6, 10, 5),
+        // so that a row group rarely grows a buffer; untouched capacity costs no memory.
+        TrainingColumns {
+            url: text(64),
+            host: text(32),
+            node: Vec::with_capacity(ROW_GROUP),
+            path: text(192),
+            tag: text(8),
+            depth: Vec::with_capacity(ROW_GROUP),
+            label: text(12),
+            scheme: text(5),
+            hashes: std::array::from_fn(|_| Vec::with_capacity(ROW_GROUP)),
+            counts: std::array::from_fn(|_| Vec::with_capacity(ROW_GROUP)),
+            area: Vec::with_capacity(ROW_GROUP),
+            bucket: Vec::with_capacity(ROW_GROUP),
+            features: Vec::with_capacity(ROW_GROUP),
+        }
+    }
+}
+
+impl RowBuffer for TrainingColumns {
+    type Row<'a> = TrainingRow<'a>;
+
+    fn push(&mut self, row: TrainingRow<'_>) {
+        self.url.append_value(row.url);
+        self.host.append_value(row.host);
+        self.node.push(row.node as u32);
+        self.path.append_value(row.path);
+        self.tag
+            .append_value(row.dom.tag(row.node).map_or("", |tag| &**tag));
+        self.depth.push(row.dom.node(row.node).depth);
+        self.label.append_value(row.label);
+        self.scheme.append_value(row.scheme);
+        let sums = row.subtree;
+        for (column, value) in self
+            .hashes
+            .iter_mut()
+            .zip([sums.content_hash, sums.structure_hash])
+        {
+            column.push(value);
+        }
+        let counts = [
+            sums.text_chars,
+            sums.words,
+            sums.links,
+            sums.anchor_text_chars,
+            sums.intra_host_links,
+            sums.images,
+            sums.descendants,
+            sums.html_bytes,
+            sums.text_start,
+        ];
+        for (column, value) in self.counts.iter_mut().zip(counts) {
+            column.push(value);
+        }
+        self.area.push(row.area);
+        self.bucket.push(row.bucket);
+        self.features.push(*row.features);
+    }
+
+    fn len(&self) -> usize {
+        self.node.len()
+    }
+
+    fn take(&mut self, schema: &SchemaRef) -> Result<RecordBatch, String> {
+        let mut full = std::mem::replace(self, TrainingColumns::new());
+        let mut features: Vec<Vec<f32>> = (0..FEATURES)
+            .map(|_| Vec::with_capacity(full.features.len()))
+            .collect();
+        // 128 rows (25 KB) stay in the L1 cache while every column copies its values out.
+        for block in full.features.chunks(128) {
+            for (index, column) in features.iter_mut().enumerate() {
+                column.extend(block.iter().map(|row| row[index]));
+            }
+        }
+        // The rows' buffer is kept for the next row group: its pages are already mapped.
+        full.features.clear();
+        std::mem::swap(&mut self.features, &mut full.features);
+        // The vectors become the arrays' buffers as they are, without a copy.
+        let u32s = |values: Vec<u32>| Arc::new(UInt32Array::from(values)) as ArrayRef;
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(full.url.finish()),
+            Arc::new(full.host.finish()),
+            u32s(full.node),
+            Arc::new(full.path.finish()),
+            Arc::new(full.tag.finish()),
+            u32s(full.depth),
+            Arc::new(full.label.finish()),
+            Arc::new(full.scheme.finish()),
+        ];
+        columns.extend(
+            full.hashes
+                .into_iter()
+                .map(|values| Arc::new(UInt64Array::from(values)) as ArrayRef),
+        );
+        columns.extend(full.counts.into_iter().map(u32s));
+        columns.push(Arc::new(Float32Array::from(full.area)));
+        columns.push(Arc::new(UInt8Array::from(full.bucket)));
+        columns.extend(
+            features
+                .into_iter()
+                .map(|values| Arc::new(Float32Array::from(values)) as ArrayRef),
+        );
+        batch(schema, columns)
+    }
 }
 
 /// A row of `node_scores`.
@@ -465,34 +568,65 @@ pub fn node_scores_batch(schema: &SchemaRef, rows: &[NodeScoreRow]) -> Result<Re
     batch(schema, columns)
 }
 
+/// What a [`StreamingPart`] holds until it has a row group's worth of rows.
+pub trait RowBuffer {
+    type Row<'a>;
+    fn push(&mut self, row: Self::Row<'_>);
+    fn len(&self) -> usize;
+    /// The rows held, as one batch; the buffer is left empty.
+    fn take(&mut self, schema: &SchemaRef) -> Result<RecordBatch, String>;
+}
+
+/// Whole rows, turned into columns when a row group is full.
+pub struct Rows<R> {
+    rows: Vec<R>,
+    to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
+}
+
+impl<R> RowBuffer for Rows<R> {
+    type Row<'a> = R;
+
+    fn push(&mut self, row: R) {
+        self.rows.push(row);
+    }
+
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn take(&mut self, schema: &SchemaRef) -> Result<RecordBatch, String> {
+        let batch = (self.to_batch)(schema, &self.rows);
+        self.rows.clear();
+        batch
+    }
+}
+
 /// Streams rows into a part file, one row group at a time, so memory does not grow with the
 /// input.
-pub struct StreamingPart<R> {
+pub struct StreamingPart<B> {
     part: PartWriter,
     schema: SchemaRef,
-    to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
-    buffer: Vec<R>,
+    buffer: B,
     pub rows: u64,
 }
 
-impl<R> StreamingPart<R> {
-    pub fn create(
+impl<B: RowBuffer> StreamingPart<B> {
+    fn with_buffer(
         dir: &Path,
         table: &str,
         worker: usize,
         schema: SchemaRef,
-        to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
+        buffer: B,
     ) -> Result<Self, String> {
         Ok(StreamingPart {
             part: PartWriter::create(dir, table, worker, schema.clone())?,
             schema,
-            to_batch,
-            buffer: Vec::with_capacity(ROW_GROUP),
+            buffer,
             rows: 0,
         })
     }
 
-    pub fn push(&mut self, row: R) -> Result<(), String> {
+    pub fn push(&mut self, row: B::Row<'_>) -> Result<(), String> {
         self.buffer.push(row);
         self.rows += 1;
         if self.buffer.len() >= ROW_GROUP {
@@ -502,10 +636,8 @@ impl<R> StreamingPart<R> {
     }
 
     fn flush(&mut self) -> Result<(), String> {
-        if !self.buffer.is_empty() {
-            self.part
-                .write(&(self.to_batch)(&self.schema, &self.buffer)?)?;
-            self.buffer.clear();
+        if self.buffer.len() > 0 {
+            self.part.write(&self.buffer.take(&self.schema)?)?;
         }
         Ok(())
     }
@@ -516,19 +648,30 @@ impl<R> StreamingPart<R> {
     }
 }
 
-impl StreamingPart<TrainingRow> {
-    pub fn training(dir: &Path, worker: usize) -> Result<Self, String> {
-        Self::create(
-            dir,
-            "training",
-            worker,
-            stencil_schemas::training(),
-            training_batch,
-        )
+impl<R> StreamingPart<Rows<R>> {
+    pub fn create(
+        dir: &Path,
+        table: &str,
+        worker: usize,
+        schema: SchemaRef,
+        to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
+    ) -> Result<Self, String> {
+        let rows = Rows {
+            rows: Vec::with_capacity(ROW_GROUP),
+            to_batch,
+        };
+        Self::with_buffer(dir, table, worker, schema, rows)
     }
 }
 
-impl StreamingPart<NodeScoreRow> {
+impl StreamingPart<TrainingColumns> {
+    pub fn training(dir: &Path, worker: usize) -> Result<Self, String> {
+        let schema = stencil_schemas::training();
+        Self::with_buffer(dir, "training", worker, schema, TrainingColumns::new())
+    }
+}
+
+impl StreamingPart<Rows<NodeScoreRow>> {
     pub fn node_scores(dir: &Path, worker: usize) -> Result<Self, String> {
         Self::create(
             dir,
@@ -540,7 +683,7 @@ impl StreamingPart<NodeScoreRow> {
     }
 }
 
-impl StreamingPart<RecordRow> {
+impl StreamingPart<Rows<RecordRow>> {
     pub fn records(dir: &Path, worker: usize) -> Result<Self, String> {
         Self::create(
             dir,
@@ -552,13 +695,13 @@ impl StreamingPart<RecordRow> {
     }
 }
 
-impl StreamingPart<PageRow> {
+impl StreamingPart<Rows<PageRow>> {
     pub fn pages(dir: &Path, worker: usize) -> Result<Self, String> {
         Self::create(dir, "pages", worker, stencil_schemas::pages(), pages_batch)
     }
 }
 
-impl StreamingPart<SegmentRow> {
+impl StreamingPart<Rows<SegmentRow>> {
     pub fn segments(dir: &Path, worker: usize) -> Result<Self, String> {
         Self::create(
             dir,

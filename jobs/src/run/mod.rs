@@ -53,7 +53,7 @@ use crate::progress::Reporter;
 use crate::score::{Scorer, SmoothingArgs};
 use crate::site::dataflow::{self, HostFact, LocalFindings, LocalSample};
 use crate::site::SiteArgs;
-use crate::tables::{self, PageRow, RecordRow, SegmentRow, StreamingPart, TrainingRow};
+use crate::tables::{self, PageRow, RecordRow, Rows, SegmentRow, StreamingPart, TrainingColumns};
 use crate::train::{FitArgs, TrainSettings};
 use store::{Kept, PageMeta, Store};
 
@@ -923,10 +923,10 @@ fn meta_of(page: &Page, file: usize) -> PageMeta {
 
 /// A worker's streaming part files.
 struct Parts {
-    records: StreamingPart<RecordRow>,
-    pages: StreamingPart<PageRow>,
-    segments: StreamingPart<SegmentRow>,
-    training: Option<StreamingPart<TrainingRow>>,
+    records: StreamingPart<Rows<RecordRow>>,
+    pages: StreamingPart<Rows<PageRow>>,
+    segments: StreamingPart<Rows<SegmentRow>>,
+    training: Option<StreamingPart<TrainingColumns>>,
 }
 
 impl Parts {

@@ -37,7 +37,7 @@ use stencil_operators::text;
 use timely::worker::Worker;
 
 use crate::cluster::ClusterArgs;
-use crate::tables::{self, Classified, NodeId, StreamingPart, TrainingRow};
+use crate::tables::{self, StreamingPart, TrainingColumns, TrainingRow};
 use crate::train::TrainSettings;
 use crate::{files, LimitArgs};
 use dataflow::{HostFact, LocalFindings, LocalSample, Occurrence};
@@ -416,7 +416,7 @@ pub(crate) fn label_page(
     model: &HostModel,
     scheme: Scheme,
     findings: &mut LocalFindings,
-    (training, every_page): (Option<&mut StreamingPart<TrainingRow>>, bool),
+    (training, every_page): (Option<&mut StreamingPart<TrainingColumns>>, bool),
     sample: Option<&mut StratifiedSample>,
 ) -> Result<Vec<Option<u64>>, String> {
     let host = site_of(raw_host);
@@ -492,21 +492,22 @@ pub(crate) fn label_page(
     let Some(training) = training else {
         return Ok(roots);
     };
-    let mut paths = dom.paths_where(|node| labels[node].is_some());
-    let url: Arc<str> = Arc::from(url);
-    let host: Arc<str> = Arc::from(host);
+    let paths = dom.paths_where(|node| labels[node].is_some());
     for (node, label) in labels.iter().enumerate() {
         let Some(label) = label else { continue };
+        let area = page_features.area[node];
         training.push(TrainingRow {
-            id: NodeId::new(&url, &host, dom, node, std::mem::take(&mut paths[node])),
+            url,
+            host,
+            dom,
+            node,
+            path: &paths[node],
             label: label.as_str(),
             scheme: scheme.as_str(),
-            subtree: sums[node],
-            classified: Classified {
-                area: page_features.area[node],
-                bucket: features::bucket(page_features.area[node], &features::BUCKET_BOUNDS) as u8,
-                features: *page_features.row(node),
-            },
+            subtree: &sums[node],
+            area,
+            bucket: features::bucket(area, &features::BUCKET_BOUNDS) as u8,
+            features: page_features.row(node),
         })?;
     }
     Ok(roots)
