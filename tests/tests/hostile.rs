@@ -444,7 +444,10 @@ fn markup_that_never_closes_is_read_once() {
     }
     // Stray `<` and `&` by the hundred thousand stay text.
     let dom = dom::parse(&"< &amp &#x ".repeat(n), 4096);
-    let text: usize = (0..dom.len()).filter_map(|i| dom.text(i)).map(str::len).sum();
+    let text: usize = (0..dom.len())
+        .filter_map(|i| dom.text(i))
+        .map(str::len)
+        .sum();
     assert_eq!(text, "< & &#x ".len() * n);
 }
 
