@@ -265,7 +265,7 @@ impl<'a> Tokenizer<'a> {
                 } else if rest.len() >= 7 && rest[..7].eq_ignore_ascii_case(b"doctype") {
                     Some(self.doctype(lt + 9))
                 } else if foreign && rest.starts_with(b"[CDATA[") {
-                    Some(self.cdata(lt + 9))
+                    self.cdata(lt + 9)
                 } else {
                     self.errors += 1;
                     Some(self.bogus_comment(lt + 2))
@@ -443,8 +443,9 @@ impl<'a> Tokenizer<'a> {
         Token::Comment
     }
 
-    /// A CDATA section in foreign content: its text as it is, up to `]]>`.
-    fn cdata(&mut self, at: usize) -> Token {
+    /// A CDATA section in foreign content: its text as it is, up to `]]>`; an empty one is
+    /// nothing at all (the texts around it are one).
+    fn cdata(&mut self, at: usize) -> Option<Token> {
         let b = self.input.as_bytes();
         let end = memmem::find(&b[at..], b"]]>").map_or(b.len(), |p| at + p);
         self.pos = (end + 3).min(b.len());
@@ -455,11 +456,7 @@ impl<'a> Tokenizer<'a> {
                 self.text = TextAt::Buffer;
             }
         }
-        if end > at {
-            Token::Text
-        } else {
-            Token::Comment
-        }
+        (end > at).then_some(Token::Text)
     }
 
     /// A doctype whose text starts at `at` (after `<!DOCTYPE`), by the standard's doctype
@@ -1050,6 +1047,12 @@ mod tests {
         assert_eq!(tokenizer.text(), "c");
         let mut tokenizer = Tokenizer::new("<![CDATA[a<b]]>c");
         assert_eq!(tokenizer.next_token(false), Token::Comment);
+        let mut tokenizer = Tokenizer::new("a<![CDATA[]]>b");
+        assert_eq!(tokenizer.next_token(true), Token::Text);
+        assert_eq!(tokenizer.text(), "a");
+        assert_eq!(tokenizer.next_token(true), Token::Text);
+        assert_eq!(tokenizer.text(), "b");
+        assert_eq!(tokenizer.next_token(true), Token::Eof);
     }
 
     #[test]
