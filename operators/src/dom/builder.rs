@@ -48,10 +48,7 @@ pub(super) fn parse(html: &str, max_depth: usize) -> Dom {
             Token::Eof => break,
             Token::Tag => {
                 let content = tree.tag(&tokens.tag);
-                if content != Content::Markup {
-                    let name = tokens.tag.name.clone();
-                    tokens.read_content_as(content, name);
-                }
+                tokens.read_content_as(content);
             }
             Token::Text => {
                 if tree.template_depth == 0 {

@@ -140,38 +140,37 @@ impl Builder {
     }
 
     fn append_child(&self, parent: u32, child: u32) {
-        {
-            let mut nodes = self.nodes.borrow_mut();
-            let last = nodes[parent as usize].last_child;
-            nodes[child as usize].parent = parent;
-            nodes[child as usize].prev = last;
-            nodes[child as usize].next = NONE;
-            if last == NONE {
-                nodes[parent as usize].first_child = child;
-            } else {
-                nodes[last as usize].next = child;
-            }
-            nodes[parent as usize].last_child = child;
-        }
-        self.note_depth(child, parent);
+        let last = self.nodes.borrow()[parent as usize].last_child;
+        self.link(child, parent, last, NONE);
     }
 
     fn insert_before(&self, sibling: u32, node: u32) {
-        let parent = {
+        let (parent, prev) = {
+            let nodes = self.nodes.borrow();
+            (nodes[sibling as usize].parent, nodes[sibling as usize].prev)
+        };
+        self.link(node, parent, prev, sibling);
+    }
+
+    /// Links `node` into `parent`'s children between `prev` and `next` ([`NONE`]: the first
+    /// or the last child).
+    fn link(&self, node: u32, parent: u32, prev: u32, next: u32) {
+        {
             let mut nodes = self.nodes.borrow_mut();
-            let parent = nodes[sibling as usize].parent;
-            let prev = nodes[sibling as usize].prev;
             nodes[node as usize].parent = parent;
             nodes[node as usize].prev = prev;
-            nodes[node as usize].next = sibling;
-            nodes[sibling as usize].prev = node;
+            nodes[node as usize].next = next;
             if prev == NONE {
                 nodes[parent as usize].first_child = node;
             } else {
                 nodes[prev as usize].next = node;
             }
-            parent
-        };
+            if next == NONE {
+                nodes[parent as usize].last_child = node;
+            } else {
+                nodes[next as usize].prev = node;
+            }
+        }
         self.note_depth(node, parent);
     }
 

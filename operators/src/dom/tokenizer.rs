@@ -27,6 +27,7 @@ use html5ever::LocalName;
 use memchr::{memchr, memchr3, memmem};
 
 use super::raw_text;
+use super::tags::raw_text_kind;
 
 /// How the content after a start tag is read (the standard's tokenizer states it switches to).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -113,6 +114,14 @@ fn is_space(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
 }
 
+/// The first index from `i` on that is not a space (or the end of `b`).
+fn skip_spaces(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_space(b[i]) {
+        i += 1;
+    }
+    i
+}
+
 /// How text is decoded: the three places character references and NUL differ.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Decode {
@@ -153,11 +162,13 @@ impl<'a> Tokenizer<'a> {
         }
     }
 
-    /// Reads what follows the start tag just returned as `content`, up to an end tag named
-    /// `tag`: what the tree builder asks for after `<script>`, `<title>` and the like.
-    pub(super) fn read_content_as(&mut self, content: Content, tag: LocalName) {
-        self.content = content;
-        self.content_of = tag;
+    /// Reads what follows the start tag just returned as `content`, up to that tag's end tag:
+    /// what the tree builder asks for after `<script>`, `<title>` and the like.
+    pub(super) fn read_content_as(&mut self, content: Content) {
+        if content != Content::Markup {
+            self.content = content;
+            self.content_of = self.tag.name.clone();
+        }
     }
 
     /// The next token. `foreign`: the tree builder's current node is an SVG or MathML element,
@@ -213,23 +224,14 @@ impl<'a> Tokenizer<'a> {
         self.pos = end;
         match content {
             Content::Rcdata => self.set_text(start, end, Decode::Rcdata),
-            _ => {
-                match raw_text::normalized(&self.input[start..end]) {
-                    Cow::Borrowed(_) => self.text = TextAt::Input(start, end),
-                    Cow::Owned(text) => {
-                        self.buffer = text;
-                        self.text = TextAt::Buffer;
-                    }
-                }
-                end > start
-            }
+            _ => self.set_verbatim_text(start, end),
         }
     }
 
     /// Makes `input[start..end]` the current text, decoded; false if nothing is left of it.
     fn set_text(&mut self, start: usize, end: usize, how: Decode) -> bool {
         let raw = &self.input[start..end];
-        if memchr3(b'&', b'\r', b'\0', raw.as_bytes()).is_none() {
+        if !needs_decoding(raw) {
             self.text = TextAt::Input(start, end);
             return end > start;
         }
@@ -239,6 +241,19 @@ impl<'a> Tokenizer<'a> {
         self.buffer = buffer;
         self.text = TextAt::Buffer;
         !self.buffer.is_empty()
+    }
+
+    /// Makes `input[start..end]` the current text with no references decoded (raw text,
+    /// CDATA): only line breaks normalized and NUL replaced. False if it is empty.
+    fn set_verbatim_text(&mut self, start: usize, end: usize) -> bool {
+        match raw_text::normalized(&self.input[start..end]) {
+            Cow::Borrowed(_) => self.text = TextAt::Input(start, end),
+            Cow::Owned(text) => {
+                self.buffer = text;
+                self.text = TextAt::Buffer;
+            }
+        }
+        end > start
     }
 
     /// Tokenizes the markup starting with the `<` at `lt`. None: nothing to emit (an end tag
@@ -285,7 +300,7 @@ impl<'a> Tokenizer<'a> {
         let b = input.as_bytes();
         let n = b.len();
         let mut i = at;
-        while i < n && !matches!(b[i], b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>') {
+        while i < n && !is_space(b[i]) && !matches!(b[i], b'/' | b'>') {
             i += 1;
         }
         self.tag.kind = kind;
@@ -296,9 +311,7 @@ impl<'a> Tokenizer<'a> {
             self.names.clear();
         }
         loop {
-            while i < n && is_space(b[i]) {
-                i += 1;
-            }
+            i = skip_spaces(b, i);
             if i >= n {
                 // The end of the input inside a tag drops the tag.
                 self.errors += 1;
@@ -328,24 +341,14 @@ impl<'a> Tokenizer<'a> {
             if b[i] == b'=' {
                 i += 1;
             }
-            while i < n
-                && !matches!(
-                    b[i],
-                    b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | b'='
-                )
-            {
+            while i < n && !is_space(b[i]) && !matches!(b[i], b'/' | b'>' | b'=') {
                 i += 1;
             }
             let name = &input[name_start..i];
-            while i < n && is_space(b[i]) {
-                i += 1;
-            }
+            i = skip_spaces(b, i);
             let mut value = Cow::Borrowed("");
             if i < n && b[i] == b'=' {
-                i += 1;
-                while i < n && is_space(b[i]) {
-                    i += 1;
-                }
+                i = skip_spaces(b, i + 1);
                 if i >= n {
                     continue;
                 }
@@ -393,7 +396,7 @@ impl<'a> Tokenizer<'a> {
 
     fn attribute_value(&mut self, start: usize, end: usize) -> Cow<'a, str> {
         let raw = &self.input[start..end];
-        if memchr3(b'&', b'\r', b'\0', raw.as_bytes()).is_none() {
+        if !needs_decoding(raw) {
             return Cow::Borrowed(raw);
         }
         let mut value = String::with_capacity(raw.len());
@@ -449,14 +452,7 @@ impl<'a> Tokenizer<'a> {
         let b = self.input.as_bytes();
         let end = memmem::find(&b[at..], b"]]>").map_or(b.len(), |p| at + p);
         self.pos = (end + 3).min(b.len());
-        match raw_text::normalized(&self.input[at..end]) {
-            Cow::Borrowed(_) => self.text = TextAt::Input(at, end),
-            Cow::Owned(text) => {
-                self.buffer = text;
-                self.text = TextAt::Buffer;
-            }
-        }
-        (end > at).then_some(Token::Text)
+        self.set_verbatim_text(at, end).then_some(Token::Text)
     }
 
     /// A doctype whose text starts at `at` (after `<!DOCTYPE`), by the standard's doctype
@@ -467,13 +463,7 @@ impl<'a> Tokenizer<'a> {
         let b = input.as_bytes();
         let n = b.len();
         let mut doctype = Doctype::default();
-        let skip_spaces = |mut i: usize| {
-            while i < n && is_space(b[i]) {
-                i += 1;
-            }
-            i
-        };
-        let mut i = skip_spaces(at);
+        let mut i = skip_spaces(b, at);
         // Ends the doctype at `i` (a `>` or the end of the input), forcing quirks at the end.
         let finish = |this: &mut Self, mut doctype: Doctype, i: usize| {
             if i >= n {
@@ -502,7 +492,7 @@ impl<'a> Tokenizer<'a> {
             i += 1;
         }
         doctype.name = Some(lower_case(&input[name_start..i]).into_owned());
-        i = skip_spaces(i);
+        i = skip_spaces(b, i);
         if i >= n || b[i] == b'>' {
             return finish(self, doctype, i);
         }
@@ -511,7 +501,7 @@ impl<'a> Tokenizer<'a> {
         if !public && !keyword(b"system") {
             return bogus(self, doctype, i, true);
         }
-        i = skip_spaces(i + 6);
+        i = skip_spaces(b, i + 6);
         // One quoted identifier. Err: the doctype ends at the index (a `>` inside the quotes
         // or the end of the input, keeping what the quotes held so far), or, with `true`,
         // goes astray there.
@@ -550,7 +540,7 @@ impl<'a> Tokenizer<'a> {
                 };
             }
         };
-        i = skip_spaces(after);
+        i = skip_spaces(b, after);
         if !public {
             doctype.system_id = Some(first);
             return if i >= n || b[i] == b'>' {
@@ -567,7 +557,7 @@ impl<'a> Tokenizer<'a> {
         match quoted(i) {
             Ok((system, after)) => {
                 doctype.system_id = Some(system);
-                let i = skip_spaces(after);
+                let i = skip_spaces(b, after);
                 if i >= n || b[i] == b'>' {
                     finish(self, doctype, i)
                 } else {
@@ -596,11 +586,7 @@ pub(super) fn count_tokens(html: &str) -> usize {
         match tokenizer.next_token(false) {
             Token::Eof => return count,
             Token::Tag if tokenizer.tag.kind == TagKind::Start => {
-                let content = super::tags::raw_text_kind(&tokenizer.tag.name);
-                if content != Content::Markup {
-                    let name = tokenizer.tag.name.clone();
-                    tokenizer.read_content_as(content, name);
-                }
+                tokenizer.read_content_as(raw_text_kind(&tokenizer.tag.name));
             }
             _ => {}
         }
@@ -635,6 +621,11 @@ fn lower_case(name: &str) -> Cow<'_, str> {
 /// A doctype identifier: line breaks normalized, NUL replaced.
 fn identifier(text: &str) -> String {
     raw_text::normalized(text).into_owned()
+}
+
+/// Whether [`decode`] would change `raw`: only then is text copied out of the input.
+fn needs_decoding(raw: &str) -> bool {
+    memchr3(b'&', b'\r', b'\0', raw.as_bytes()).is_some()
 }
 
 /// Appends `raw` to `out` decoded as `how` says: character references, line breaks, NUL.
@@ -804,26 +795,12 @@ mod tests {
                         tag.kind, tag.name, tag.self_closing, attrs
                     ));
                     if tag.kind == TagKind::Start {
-                        let content = content_of(&tag.name);
-                        if content != Content::Markup {
-                            let name = tag.name.clone();
-                            tokenizer.read_content_as(content, name);
-                        }
+                        tokenizer.read_content_as(raw_text_kind(&tag.name));
                     }
                 }
             }
         }
         out
-    }
-
-    fn content_of(tag: &LocalName) -> Content {
-        match &**tag {
-            "title" | "textarea" => Content::Rcdata,
-            "style" | "xmp" | "iframe" | "noembed" | "noframes" | "noscript" => Content::Rawtext,
-            "script" => Content::ScriptData,
-            "plaintext" => Content::Plaintext,
-            _ => Content::Markup,
-        }
     }
 
     fn push_text(out: &mut Vec<String>, text: &str) {
@@ -867,7 +844,7 @@ mod tests {
                     ));
                     if kind == TagKind::Start {
                         use html5ever::tokenizer::states::RawKind;
-                        return match content_of(&tag.name) {
+                        return match raw_text_kind(&tag.name) {
                             Content::Rcdata => TokenSinkResult::RawData(RawKind::Rcdata),
                             Content::Rawtext => TokenSinkResult::RawData(RawKind::Rawtext),
                             Content::ScriptData => TokenSinkResult::RawData(RawKind::ScriptData),
