@@ -3,6 +3,7 @@
 
 mod bench;
 mod cluster;
+mod crash;
 mod files;
 mod inspect;
 mod progress;
@@ -237,6 +238,7 @@ impl LimitArgs {
 
 fn main() -> ExitCode {
     tune_allocator();
+    crash::install_hook();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

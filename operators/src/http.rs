@@ -213,7 +213,10 @@ pub fn decode_content<'a>(
 /// Reads at most `limit` bytes; the flag says whether more were available.
 fn read_bounded(reader: impl Read, limit: usize) -> std::io::Result<(Vec<u8>, bool)> {
     let mut out = Vec::new();
-    reader.take(limit as u64 + 1).read_to_end(&mut out)?;
+    // Saturating: `limit` comes from the page-size and ratio limits, which may be usize::MAX.
+    reader
+        .take((limit as u64).saturating_add(1))
+        .read_to_end(&mut out)?;
     let over = out.len() > limit;
     out.truncate(limit);
     Ok((out, over))
@@ -326,5 +329,18 @@ mod tests {
             decode_content(Some("compress"), b"x", 1 << 20, 100),
             Err(DecodeError::Unsupported(_))
         ));
+    }
+
+    /// Limits at their maximum (`--max-page-bytes` and `--max-decompression-ratio` set as
+    /// high as they go) overflowed the read bound by one.
+    #[test]
+    fn unbounded_limits_do_not_overflow() {
+        let html = b"<html><body><p>no limits</p></body></html>".repeat(10);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&html).unwrap();
+        let gz = gz.finish().unwrap();
+        let out = decode_content(Some("gzip"), &gz, usize::MAX, usize::MAX).unwrap();
+        assert!(!out.truncated);
+        assert_eq!(&out.body[..], &html[..]);
     }
 }

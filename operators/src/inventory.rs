@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::contain::{self, contain, Panic};
 use crate::dom::Dom;
 use crate::page::{Envelope, Outcome, Page, Truncation};
 use crate::warc::{FileSummary, ReadError, Record};
@@ -61,6 +62,30 @@ impl Inventory {
         self.read_errors += 1;
         bump(&mut self.by_outcome, "error");
         bump(&mut self.errors_by_kind, error.kind.as_str());
+    }
+
+    /// Counts a framed record whose decoding or parsing panicked (`contain`): an error of
+    /// kind `panic`.
+    pub fn add_panic(&mut self) {
+        bump(&mut self.by_outcome, "error");
+        bump(&mut self.errors_by_kind, Panic::KIND);
+    }
+
+    /// Moves `n` pages counted as parsed to the errors of kind `panic`: a later stage
+    /// panicked on them, so they have no row but in `records`. They stay counted in `pages`
+    /// and `html_bytes`, which measure what was parsed.
+    pub fn pages_panicked(&mut self, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if let Some(pages) = self.by_outcome.get_mut("page") {
+            *pages = pages.saturating_sub(n);
+        }
+        *self.by_outcome.entry("error".to_string()).or_default() += n;
+        *self
+            .errors_by_kind
+            .entry(Panic::KIND.to_string())
+            .or_default() += n;
     }
 
     /// Counts the outcome of a framed record.
@@ -260,7 +285,9 @@ pub fn for_each_record(
             visit(
                 entry,
                 page.and_then(|(page, dom)| dom.map(|dom| (page, dom))),
-            )
+            );
+            // The caller contains its own per-page work and accounts for it.
+            false
         },
     )
 }
@@ -283,9 +310,11 @@ fn read_accounted(
         parse,
         progress,
         |_, page| {
-            if let (Some(visit), Some((page, Some(dom)))) = (visit.as_mut(), page) {
-                visit(&page, &dom);
-            }
+            let (Some(visit), Some((page, Some(dom)))) = (visit.as_mut(), page) else {
+                return false;
+            };
+            // Counted as an error of kind `panic`; these jobs keep no `records` rows.
+            contain("page work", || visit(&page, &dom)).is_err()
         },
     )
 }
@@ -298,7 +327,8 @@ fn read_records(
     inventory: &mut Inventory,
     parse: bool,
     mut progress: impl FnMut(Progress),
-    mut on_record: impl FnMut(RecordEntry, Option<(Box<Page>, Option<Dom>)>),
+    // Answers whether the work on the page it was given panicked (it is then an error).
+    mut on_record: impl FnMut(RecordEntry, Option<(Box<Page>, Option<Dom>)>) -> bool,
 ) -> std::io::Result<()> {
     use crate::warc::ReadItem;
     let mut done = Progress::default();
@@ -329,7 +359,33 @@ fn read_records(
                     reason: None,
                     detail: None,
                 };
-                let (envelope, outcome) = crate::page::to_page(record, limits);
+                // Decoding and parsing are the record's own work: a panic there is its
+                // outcome, and the file's next record is read as usual.
+                let work = contain("decode", || {
+                    let (envelope, outcome) = crate::page::to_page(record, limits);
+                    let dom = match &outcome {
+                        Outcome::Page(page) if parse => {
+                            contain::enter("parse");
+                            #[cfg(test)]
+                            tests::fault(&page.url);
+                            Some(crate::dom::parse(&page.html, limits.max_dom_depth))
+                        }
+                        _ => None,
+                    };
+                    (envelope, outcome, dom)
+                });
+                let (envelope, outcome, dom) = match work {
+                    Ok(done) => done,
+                    Err(panic) => {
+                        inventory.add_panic();
+                        entry.outcome = "error";
+                        entry.reason = Some(Panic::KIND);
+                        entry.detail = Some(panic.detail());
+                        let _ = on_record(entry, None);
+                        progress(done);
+                        return;
+                    }
+                };
                 inventory.add_outcome(&envelope, &outcome);
                 entry.http_status = envelope.http_status;
                 entry.mime_type = envelope.mime_type;
@@ -337,11 +393,9 @@ fn read_records(
                     Outcome::Page(page) => {
                         done.pages += 1;
                         done.html_bytes += page.body_bytes as u64;
-                        let dom = parse.then(|| {
-                            let dom = crate::dom::parse(&page.html, limits.max_dom_depth);
-                            inventory.add_dom(&page, &dom);
-                            dom
-                        });
+                        if let Some(dom) = &dom {
+                            inventory.add_dom(&page, dom);
+                        }
                         Some((page, dom))
                     }
                     Outcome::Skipped { reason, detail } => {
@@ -357,12 +411,14 @@ fn read_records(
                         None
                     }
                 };
-                on_record(entry, page);
+                if on_record(entry, page) {
+                    inventory.pages_panicked(1);
+                }
             }
             ReadItem::Error(error) => {
                 inventory.add_read_error(&error);
                 let head = error.head.as_deref();
-                on_record(
+                let _ = on_record(
                     RecordEntry {
                         offset: error.position.offset,
                         offset_in_member: error.position.offset_in_member,
@@ -385,4 +441,84 @@ fn read_records(
         inventory.add_file(&summary);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::warc::write::{http_response, NewRecord, WarcWriter};
+
+    /// Parsing panics on pages whose URL contains this (test builds only).
+    pub(super) fn fault(url: &str) {
+        if url.contains("/poison") {
+            panic!("injected fault");
+        }
+    }
+
+    #[test]
+    fn a_panicking_page_is_its_records_outcome_and_reading_goes_on() {
+        let path = std::env::temp_dir().join(format!("contain-{}.warc.gz", std::process::id()));
+        let mut writer = WarcWriter::new(Vec::new(), true);
+        for url in [
+            "http://a.example/1",
+            "http://a.example/poison",
+            "http://a.example/3",
+        ] {
+            let block = http_response(
+                200,
+                &[("Content-Type", "text/html")],
+                b"<html><body><p>text</p></body></html>",
+            );
+            writer
+                .write(&NewRecord {
+                    record_type: "response",
+                    target_uri: Some(url),
+                    date: "2026-11-24T00:00:00Z",
+                    content_type: "application/http; msgtype=response",
+                    block: &block,
+                })
+                .unwrap();
+        }
+        std::fs::write(&path, writer.into_inner()).unwrap();
+        let mut inventory = Inventory::default();
+        let mut entries = Vec::new();
+        let read = for_each_record(
+            &path,
+            &crate::warc::Limits::default(),
+            Share::WHOLE,
+            &mut inventory,
+            |entry, page| entries.push((entry, page.is_some())),
+            |_| {},
+        );
+        std::fs::remove_file(&path).unwrap();
+        read.unwrap();
+        let outcomes: Vec<_> = entries
+            .iter()
+            .map(|(e, page)| (e.outcome, e.reason, *page))
+            .collect();
+        assert_eq!(
+            outcomes,
+            [
+                ("page", None, true),
+                ("error", Some("panic"), false),
+                ("page", None, true)
+            ]
+        );
+        let detail = entries[1].0.detail.as_deref().unwrap();
+        assert!(detail.starts_with("parse: injected fault"), "{detail}");
+        assert_eq!(inventory.by_outcome["page"], 2);
+        assert_eq!(inventory.errors_by_kind["panic"], 1);
+        assert_eq!(
+            inventory.outcomes(),
+            inventory.records + inventory.read_errors
+        );
+
+        inventory.pages_panicked(1);
+        assert_eq!(inventory.by_outcome["page"], 1);
+        assert_eq!(inventory.errors_by_kind["panic"], 2);
+        assert_eq!(
+            inventory.outcomes(),
+            inventory.records + inventory.read_errors
+        );
+    }
 }

@@ -216,7 +216,10 @@ pub fn link_is_intra_host(href: &str, page_host: &str) -> bool {
 }
 
 fn strip_www_ignore_case(host: &str) -> &str {
-    if host.len() > 4 && host[..4].eq_ignore_ascii_case("www.") {
+    // Compared as bytes: a link's host may be any text (a raw IDN such as `日本語.jp`), where
+    // byte 4 can fall inside a character; it is a boundary whenever the bytes before it are
+    // the ASCII `www.`.
+    if host.len() > 4 && host.as_bytes()[..4].eq_ignore_ascii_case(b"www.") {
         &host[4..]
     } else {
         host
@@ -251,6 +254,20 @@ mod tests {
         ] {
             assert!(!link_is_intra_host(href, host), "{href}");
         }
+    }
+
+    /// Issue 20: a raw (not punycode) international host panicked when its first four bytes
+    /// were sliced inside a character.
+    #[test]
+    fn intra_host_links_with_multibyte_hosts() {
+        assert!(!link_is_intra_host("http://日本語.jp/", "example.com"));
+        assert!(!link_is_intra_host("//ñandú.example/", "example.com"));
+        assert!(!link_is_intra_host("https://wwé.example/", "é.example"));
+        assert!(link_is_intra_host("http://日本語.jp/x", "日本語.jp"));
+        assert!(link_is_intra_host("http://WWW.日本語.jp:80/", "日本語.jp"));
+        assert_eq!(strip_www_ignore_case("日本語.jp"), "日本語.jp");
+        assert_eq!(strip_www_ignore_case("www.日本語.jp"), "日本語.jp");
+        assert_eq!(strip_www_ignore_case("wwwé.jp"), "wwwé.jp");
     }
 
     #[test]

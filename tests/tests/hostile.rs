@@ -530,3 +530,34 @@ fn records_round_trip_through_the_writer() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Issue 20: `stencil clean` panicked on a page linking to a raw (not punycode) international
+/// host. The page goes through what `clean` does: decode, parse, summarize, features, score,
+/// smoothing (with `clean`'s default hidden-element threshold), cleaned text.
+#[test]
+fn a_link_to_a_raw_unicode_host_cleans() {
+    use stencil_operators::charset;
+    use stencil_operators::features;
+    use stencil_operators::model::Model;
+    use stencil_operators::segmentation::{self, Params, DEFAULT_THRESHOLD};
+
+    let html = "<html><body><p>Hello world, a page with a link.</p>\
+                <a href=\"http://日本語.jp/\">日本</a></body></html>";
+    let model = Model::default_model();
+    // `clean` without --url has no host; with one, the host of the page's own URL.
+    for host in ["", "example.com", "日本語.jp", "www.日本語.jp"] {
+        let decoded = charset::decode(html.as_bytes(), None, None);
+        let dom = dom::parse(&decoded.text, Limits::default().max_dom_depth);
+        let sums = subtree::summarize(&dom, host);
+        assert_eq!(sums[0].links, 1);
+        assert_eq!(sums[0].intra_host_links, u32::from(host.contains("日本語")));
+        let page_features = features::compute(&dom, &sums);
+        let scores = model.score_page(&dom, &page_features);
+        let segmentation =
+            segmentation::segment(&dom, &scores, &page_features.area, &Params::default());
+        // `stencil clean`'s default --hidden-threshold (jobs: DEFAULT_HIDDEN_THRESHOLD).
+        let calls = segmentation::with_confident_hidden(&dom, &segmentation, &scores, 0.8);
+        let cleaned = segmentation::cleaned_text(&dom, &calls, DEFAULT_THRESHOLD);
+        assert!(cleaned.contains("Hello world"), "{host:?}: {cleaned:?}");
+    }
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use stencil_operators::contain::contain;
 use stencil_operators::page::looks_binary;
 use stencil_operators::subtree::summarize;
 use stencil_operators::warc::Limits;
@@ -68,14 +69,27 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
     };
     read.map_err(|e| format!("{source}: {e}"))?;
     let bytes = html_of(bytes, &source, &limits)?;
-    let decoded = stencil_operators::charset::decode(&bytes, None, None);
-    let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
+    let options = args.page_args.options()?;
     let host = url::Url::parse(&args.url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
         .unwrap_or_default();
-    let sums = summarize(&dom, &host);
-    let analysis = super::page::analyse(&dom, &sums, &scorer, None, args.page_args.options()?);
+    // As in `run`, the page's own work is contained: a bug it triggers is reported as this
+    // page's error, not as a crash.
+    let analysis = contain("decode", || {
+        let decoded = stencil_operators::charset::decode(&bytes, None, None);
+        crate::crash::enter("parse", &args.url);
+        let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
+        crate::crash::enter("hashes", &args.url);
+        let sums = summarize(&dom, &host);
+        super::page::analyse(&dom, &sums, &scorer, None, options, &args.url)
+    })
+    .map_err(|panic| {
+        format!(
+            "{source}: cleaning this page failed ({} in {}); please report it with the page",
+            panic.message, panic.stage
+        )
+    })?;
     let mut out = std::io::stdout().lock();
     let written = out
         .write_all(analysis.cleaned_text.as_bytes())

@@ -39,6 +39,7 @@ use std::time::Instant;
 
 use clap::Args;
 use serde::{Deserialize, Serialize};
+use stencil_operators::contain::{contain, Panic};
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::inventory::{for_each_record, Inventory, RecordEntry};
 use stencil_operators::labels::Scheme;
@@ -560,12 +561,16 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
     let mut report = WorkerReport::default();
     let mut clock = Instant::now();
     let counters = job.reporter.clone();
+    let here = crate::crash::Whereabouts::register(index);
+    here.stage("read and parse");
+    let stage_of = here.clone();
     // Each stage's time, and (on worker 0) the progress line names the stage that follows.
     let mut lap = |report: &mut WorkerReport, stage: &str, next: &'static str| {
         report
             .seconds
             .push((stage.to_string(), clock.elapsed().as_secs_f64()));
         clock = Instant::now();
+        stage_of.stage(next);
         if index == 0 {
             counters.set_stage(next);
         }
@@ -586,6 +591,8 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
     );
     let mut findings = LocalFindings::default();
     let mut tally = Tally::default();
+    // Pages counted as parsed that a later stage panicked on (they move to `error`).
+    let mut late_panics = 0u64;
     let mut loaded_hosts: BTreeSet<String> = BTreeSet::new();
     let direct_scorer = match (&job.plan, learn) {
         (ModelPlan::Given(model, source), false) => {
@@ -602,55 +609,80 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
         let name = &job.names[file];
         let mut last = stencil_operators::inventory::Progress::default();
         let counters = &job.reporter;
+        here.file(name);
         let visit = |entry: RecordEntry, page: Option<(Box<Page>, stencil_operators::dom::Dom)>| {
+            here.offset(entry.offset);
+            crate::crash::inject_worker_fault(index);
             if failure.is_some() {
                 return;
             }
             let Some(parts) = parts.as_mut() else { return };
-            let outcome = parts.records.push(RecordRow {
-                warc_file: name.clone(),
-                entry,
-            });
             let Some((page, dom)) = page else {
-                failure = outcome.err();
+                let row = RecordRow {
+                    warc_file: name.clone(),
+                    entry,
+                };
+                failure = parts.records.push(row).err();
                 return;
             };
-            let sums = summarize(&dom, &page.host);
-            if let SiteSource::Learn { params, scheme } = &job.site {
-                let host = site_of(&page.host);
-                if !host.is_empty() {
-                    *sample.pages.entry(host.to_string()).or_default() += 1;
-                    sample
-                        .samples
-                        .entry(host.to_string())
-                        .or_insert_with(|| BottomK::new(params.host_sample))
-                        .offer(
-                            url_key(&page.url),
-                            fingerprints(&dom, &sums, scheme.fingerprints()),
-                        );
+            // A page's `records` row is written when the page is finished, so that a panic
+            // in any later stage can still be its outcome.
+            let meta = meta_of(&page, &entry, file);
+            let hashed = contain("hashes", || {
+                crate::crash::enter("hashes", &page.url);
+                let sums = summarize(&dom, &page.host);
+                let offered = match &job.site {
+                    SiteSource::Learn { scheme, .. } if !site_of(&page.host).is_empty() => {
+                        Some(fingerprints(&dom, &sums, scheme.fingerprints()))
+                    }
+                    _ => None,
+                };
+                (sums, offered)
+            });
+            let (sums, offered) = match hashed {
+                Ok(hashed) => hashed,
+                Err(panic) => {
+                    late_panics += 1;
+                    failure = parts.records.push(failed_row(name, &meta, &panic)).err();
+                    return;
                 }
+            };
+            if let (SiteSource::Learn { params, .. }, Some(fingerprints)) = (&job.site, offered) {
+                let host = site_of(&page.host);
+                *sample.pages.entry(host.to_string()).or_default() += 1;
+                sample
+                    .samples
+                    .entry(host.to_string())
+                    .or_insert_with(|| BottomK::new(params.host_sample))
+                    .offer(url_key(&page.url), fingerprints);
             }
             // `dom::parse` sizes the arena exactly: a kept page holds no growth slack.
-            let kept = Kept {
-                meta: meta_of(&page, file),
-                dom,
-                sums,
-            };
+            let kept = Kept { meta, dom, sums };
             drop(page);
-            let result = outcome.and_then(|()| match &direct_scorer {
+            let result = match &direct_scorer {
                 Some(scorer) => {
+                    let host = site_of(&kept.meta.host);
                     let site = match &job.site {
-                        SiteSource::Loaded(models) => models.get(site_of(&kept.meta.host)),
+                        SiteSource::Loaded(models) => models.get(host),
                         _ => None,
                     };
-                    if site.is_some() && !loaded_hosts.contains(site_of(&kept.meta.host)) {
-                        loaded_hosts.insert(site_of(&kept.meta.host).to_string());
+                    if site.is_some() && !loaded_hosts.contains(host) {
+                        loaded_hosts.insert(host.to_string());
                     }
-                    let roots = site.map(|model| site_roots(&kept, model, Scheme::Paper));
-                    finish(kept, roots, scorer, job, parts, &mut findings, &mut tally)
+                    let roots = site.map(|model| {
+                        contain("labels", || {
+                            crate::crash::enter("labels", &kept.meta.url);
+                            site_roots(&kept, model, Scheme::Paper)
+                        })
+                    });
+                    let finished = match roots.transpose() {
+                        Ok(roots) => finish(kept, roots, scorer, job),
+                        Err(panic) => Finished::Failed(failed_row(name, &kept.meta, &panic)),
+                    };
+                    finished.commit(parts, &mut findings, &mut tally, &mut late_panics)
                 }
                 None => store.push(kept),
-            });
+            };
             if let Err(e) = result {
                 failure = Some(e);
             }
@@ -699,32 +731,53 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
             ModelPlan::Train(settings) => Some(StratifiedSample::new(settings.sample_cap)),
             ModelPlan::Given(..) => None,
         };
-        let mut roots_of: Vec<Option<Vec<u32>>> = Vec::with_capacity(store.len());
+        // Per kept page: its template roots (`None` without a labelled host model), or the
+        // panic that stopped its labelling.
+        let mut roots_of: Vec<Result<Option<Vec<u32>>, Panic>> = Vec::with_capacity(store.len());
         let labelled = store.for_each(|_, kept| {
             let Some(model) = models.get(site_of(&kept.meta.host)) else {
-                roots_of.push(None);
+                roots_of.push(Ok(None));
                 return Ok(());
             };
             let training = parts.as_mut().and_then(|p| p.training.as_mut());
             let training = training.filter(|_| failure.is_none());
-            let roots = crate::site::label_page(
+            let labels = contain("labels", || {
+                crate::crash::enter("labels", &kept.meta.url);
+                crate::site::label_page(
+                    (&kept.meta.url, &kept.meta.host),
+                    &kept.dom,
+                    &kept.sums,
+                    model,
+                    *scheme,
+                    &findings,
+                    (training.is_some(), job.training_rows == TrainingRows::All),
+                    train_sample.is_some(),
+                )
+            });
+            let labels = match labels {
+                Ok(labels) => labels,
+                Err(panic) => {
+                    roots_of.push(Err(panic));
+                    return Ok(());
+                }
+            };
+            let roots = labels.commit(
                 (&kept.meta.url, &kept.meta.host),
                 &kept.dom,
                 &kept.sums,
-                model,
                 *scheme,
                 &mut findings,
-                (training, job.training_rows == TrainingRows::All),
+                training,
                 train_sample.as_mut(),
             )?;
-            roots_of.push(model.labelled.then(|| {
+            roots_of.push(Ok(model.labelled.then(|| {
                 roots
                     .iter()
                     .enumerate()
                     .filter(|(_, r)| r.is_some())
                     .map(|(i, _)| i as u32)
                     .collect()
-            }));
+            })));
             Ok(())
         });
         if let Err(e) = labelled {
@@ -791,11 +844,28 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
         report.spilled_bytes = store.spilled_bytes;
         report.peak_kept_bytes = store.peak_memory as u64;
         let finished = store.drain(|ordinal, kept| {
-            let (Some(scorer), Some(parts), None) = (&scorer, parts.as_mut(), &failure) else {
+            let Some(parts) = parts.as_mut() else {
                 return Ok(());
             };
-            let roots = roots_of.get_mut(ordinal).and_then(Option::take);
-            finish(kept, roots, scorer, job, parts, &mut findings, &mut tally)
+            let warc_file = &job.names[kept.meta.file as usize];
+            let (Some(scorer), None) = (&scorer, &failure) else {
+                // The run has failed; its `records` still account for every page read.
+                let entry = kept.meta.record_entry(None);
+                let row = RecordRow {
+                    warc_file: warc_file.clone(),
+                    entry,
+                };
+                let _ = parts.records.push(row);
+                return Ok(());
+            };
+            let roots = roots_of
+                .get_mut(ordinal)
+                .map_or(Ok(None), |slot| std::mem::replace(slot, Ok(None)));
+            let finished = match roots {
+                Ok(roots) => finish(kept, roots, scorer, job),
+                Err(panic) => Finished::Failed(failed_row(warc_file, &kept.meta, &panic)),
+            };
+            finished.commit(parts, &mut findings, &mut tally, &mut late_panics)
         });
         if let Err(e) = finished {
             failure.get_or_insert(e);
@@ -803,6 +873,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
         lap(&mut report, "pages", "hosts and tables");
     }
 
+    report.inventory.pages_panicked(late_panics);
     report.pages = tally.pages;
     report.segments = tally.segments;
     report.quantized_pages = tally.quantized;
@@ -855,40 +926,101 @@ struct Tally {
     quantized: u64,
 }
 
-/// Stage 5 for one page: its `pages` and `segments` rows and its host fact.
-fn finish(
-    kept: Kept,
-    roots: Option<Vec<u32>>,
-    scorer: &Scorer,
-    job: &Job,
-    parts: &mut Parts,
-    findings: &mut LocalFindings,
-    tally: &mut Tally,
-) -> Result<(), String> {
+/// A page at the end of its journey: its rows, or the `records` row of the panic that
+/// stopped it (and no other row).
+enum Finished {
+    Done {
+        record: RecordRow,
+        page: PageRow,
+        segments: Vec<SegmentRow>,
+        quantized: bool,
+    },
+    Failed(RecordRow),
+}
+
+impl Finished {
+    /// Writes the page's rows and counts them.
+    fn commit(
+        self,
+        parts: &mut Parts,
+        findings: &mut LocalFindings,
+        tally: &mut Tally,
+        late_panics: &mut u64,
+    ) -> Result<(), String> {
+        match self {
+            Finished::Done {
+                record,
+                page,
+                segments,
+                quantized,
+            } => {
+                parts.records.push(record)?;
+                tally.segments += segments.len() as u64;
+                tally.quantized += u64::from(quantized);
+                for row in segments {
+                    parts.segments.push(row)?;
+                }
+                if !page.host.is_empty() {
+                    findings.facts.push((
+                        page.host.clone(),
+                        HostFact::Fractions(page::fraction_bits(&page)),
+                    ));
+                }
+                parts.pages.push(page)?;
+                tally.pages += 1;
+            }
+            Finished::Failed(record) => {
+                *late_panics += 1;
+                parts.records.push(record)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Stage 5 for one page, contained: its `pages`, `segments` and `records` rows.
+fn finish(kept: Kept, roots: Option<Vec<u32>>, scorer: &Scorer, job: &Job) -> Finished {
     let Kept { meta, dom, sums } = kept;
-    let inside = roots.map(|roots| page::inside_roots(&dom, &roots));
-    let analysis = page::analyse(&dom, &sums, scorer, inside.as_deref(), job.options);
-    let site: Option<Fractions> = inside
-        .as_ref()
-        .map(|inside| fractions::of(&dom, &sums, inside));
-    let url: Arc<str> = Arc::from(meta.url.as_str());
-    let host: Arc<str> = Arc::from(site_of(&meta.host));
-    for row in page::segment_rows(&url, &host, &dom, &sums, &analysis) {
-        parts.segments.push(row)?;
+    let warc_file = &job.names[meta.file as usize];
+    let done = contain("features", || {
+        crate::crash::enter("features", &meta.url);
+        let inside = roots.map(|roots| page::inside_roots(&dom, &roots));
+        let analysis = page::analyse(
+            &dom,
+            &sums,
+            scorer,
+            inside.as_deref(),
+            job.options,
+            &meta.url,
+        );
+        let site: Option<Fractions> = inside
+            .as_ref()
+            .map(|inside| fractions::of(&dom, &sums, inside));
+        let url: Arc<str> = Arc::from(meta.url.as_str());
+        let host: Arc<str> = Arc::from(site_of(&meta.host));
+        let segments = page::segment_rows(&url, &host, &dom, &sums, &analysis);
+        let quantized = analysis.segmentation.quantized;
+        let record = RecordRow {
+            warc_file: warc_file.clone(),
+            entry: meta.record_entry(None),
+        };
+        let page = page::page_row(meta.clone(), warc_file.clone(), &dom, &sums, analysis, site);
+        Finished::Done {
+            record,
+            page,
+            segments,
+            quantized,
+        }
+    });
+    done.unwrap_or_else(|panic| Finished::Failed(failed_row(warc_file, &meta, &panic)))
+}
+
+/// The `records` row of a page that panicked.
+fn failed_row(warc_file: &Arc<str>, meta: &PageMeta, panic: &Panic) -> RecordRow {
+    RecordRow {
+        warc_file: warc_file.clone(),
+        entry: meta.record_entry(Some(panic)),
     }
-    tally.segments += analysis.segmentation.sections.len() as u64;
-    tally.quantized += u64::from(analysis.segmentation.quantized);
-    let warc_file = job.names[meta.file as usize].clone();
-    let row = page::page_row(meta, warc_file, &dom, &sums, analysis, site);
-    if !row.host.is_empty() {
-        findings.facts.push((
-            row.host.clone(),
-            HostFact::Fractions(page::fraction_bits(&row)),
-        ));
-    }
-    parts.pages.push(row)?;
-    tally.pages += 1;
-    Ok(())
 }
 
 /// The template roots (node indices) of a page under a loaded host model.
@@ -906,7 +1038,7 @@ fn site_roots(kept: &Kept, model: &HostModel, scheme: Scheme) -> Vec<u32> {
     .collect()
 }
 
-fn meta_of(page: &Page, file: usize) -> PageMeta {
+fn meta_of(page: &Page, entry: &RecordEntry, file: usize) -> PageMeta {
     PageMeta {
         url: page.url.clone(),
         host: page.host.clone(),
@@ -918,6 +1050,10 @@ fn meta_of(page: &Page, file: usize) -> PageMeta {
         charset: page.encoding.name().to_string(),
         truncated: page.truncated.map(|t| t.as_str().to_string()),
         html_bytes: page.body_bytes as u64,
+        offset_in_member: entry.offset_in_member,
+        record_type: entry.record_type.clone(),
+        target_uri: entry.target_uri.clone(),
+        mime_type: entry.mime_type.clone(),
     }
 }
 
@@ -1009,6 +1145,12 @@ fn print_summary(job: &Job, report: &WorkerReport, seconds: f64) {
         inv.html_bytes as f64 / 1e6 / seconds.max(1e-9),
         count("page") as f64 / seconds.max(1e-9),
     );
+    if let Some(&panics) = inv.errors_by_kind.get(Panic::KIND) {
+        eprintln!(
+            "warning: {panics} pages failed with a panic: a bug in Stencil, contained to those \
+             pages; their `records` rows (reason 'panic') say where. Please report them."
+        );
+    }
     if matches!(job.site, SiteSource::Learn { .. }) {
         eprintln!(
             "{} hosts, {} with site-level statistics; {} site templates; {} training rows",

@@ -13,6 +13,7 @@ use stencil_operators::site_level::site_of;
 use stencil_operators::subtree::Subtree;
 
 use super::store::PageMeta;
+use crate::crash::enter;
 use crate::score::Scorer;
 use crate::tables::{NodeId, PageRow, SegmentRow};
 
@@ -43,16 +44,20 @@ pub struct Options {
 
 /// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
 /// site-level templates (when the host has statistics), for `options.site_weight` (the "Smooth
-/// + site" variant measured in docs/evaluation.md).
+/// + site" variant measured in docs/evaluation.md). `url` names the page to the stage markers
+/// of contained work (`crate::crash::enter`).
 pub fn analyse(
     dom: &Dom,
     sums: &[Subtree],
     scorer: &Scorer,
     site_inside: Option<&[bool]>,
     options: Options,
+    url: &str,
 ) -> Analysis {
     let weight = options.site_weight;
+    enter("features", url);
     let page_features = features::compute(dom, sums);
+    enter("scoring", url);
     let mut scores = scorer.model.score_page(dom, &page_features);
     if let (Some(inside), true) = (site_inside, weight > 0.0) {
         for (score, &inside) in scores.iter_mut().zip(inside) {
@@ -62,6 +67,7 @@ pub fn analyse(
         }
     }
     let smoothing = &scorer.smoothing;
+    enter("smoothing", url);
     let segmentation = if options.basic {
         Segmentation {
             smoothed: segmentation::unsmoothed(dom, &scores),
@@ -83,6 +89,7 @@ pub fn analyse(
         _ => Cow::Borrowed(&segmentation.smoothed),
     };
     let template: Vec<bool> = calls.iter().map(|&y| y >= smoothing.threshold).collect();
+    enter("cleaned text", url);
     Analysis {
         fractions: fractions::of(dom, sums, &template),
         cleaned_text: segmentation::cleaned_text(dom, &calls, smoothing.threshold),

@@ -8,7 +8,9 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+use stencil_operators::contain::Panic;
 use stencil_operators::dom::Dom;
+use stencil_operators::inventory::RecordEntry;
 use stencil_operators::subtree::Subtree;
 
 /// What a page's rows need besides its DOM.
@@ -26,6 +28,31 @@ pub struct PageMeta {
     pub charset: String,
     pub truncated: Option<String>,
     pub html_bytes: u64,
+    /// The rest of the page's `records` row, which is written when the page is finished
+    /// (or has failed).
+    pub offset_in_member: u64,
+    pub record_type: Option<String>,
+    pub target_uri: Option<String>,
+    pub mime_type: Option<String>,
+}
+
+impl PageMeta {
+    /// The page's `records` row: a page, or an error of kind `panic` when a stage panicked on
+    /// it.
+    pub fn record_entry(&self, panic: Option<&Panic>) -> RecordEntry {
+        RecordEntry {
+            offset: self.offset,
+            offset_in_member: self.offset_in_member,
+            record_type: self.record_type.clone(),
+            target_uri: self.target_uri.clone(),
+            record_id: self.record_id.clone(),
+            http_status: self.http_status,
+            mime_type: self.mime_type.clone(),
+            outcome: if panic.is_some() { "error" } else { "page" },
+            reason: panic.map(|_| Panic::KIND),
+            detail: panic.map(Panic::detail),
+        }
+    }
 }
 
 /// One parsed page: its facts, DOM and the subtree sums computed when it was read.
@@ -281,6 +308,10 @@ mod tests {
                 charset: "UTF-8".into(),
                 truncated: None,
                 html_bytes: html.len() as u64,
+                offset_in_member: 0,
+                record_type: Some("response".into()),
+                target_uri: Some(format!("http://example.com/{i}")),
+                mime_type: Some("text/html".into()),
             },
             dom,
             sums,

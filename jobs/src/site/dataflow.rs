@@ -209,29 +209,25 @@ pub struct LocalFindings {
 }
 
 impl LocalFindings {
-    /// Keeps the smaller of two candidates for the same template. `occurrence` makes the
-    /// candidate at `(url_key, node)`, its first two fields; it is only called when that
-    /// candidate could win, since most lose and their paths and text samples cost.
-    pub fn offer(
-        &mut self,
-        host: &str,
-        hash: u64,
-        (url_key, node): (u64, u32),
-        occurrence: impl FnOnce() -> Occurrence,
-    ) {
+    /// Whether a candidate at `(url_key, node)` for this template could replace the one held:
+    /// most cannot, and their paths and text samples cost, so they are only made when this
+    /// says yes.
+    pub fn could_take(&self, host: &str, hash: u64, (url_key, node): (u64, u32)) -> bool {
+        self.occurrences
+            .get(&(host.to_string(), hash))
+            .is_none_or(|held| (url_key, node) <= (held.url_key, held.node))
+    }
+
+    /// Keeps the smaller of two candidates for the same template.
+    pub fn offer(&mut self, host: &str, hash: u64, candidate: Occurrence) {
         match self.occurrences.entry((host.to_string(), hash)) {
             std::collections::hash_map::Entry::Occupied(mut best) => {
-                let held = best.get();
-                if (url_key, node) > (held.url_key, held.node) {
-                    return;
-                }
-                let candidate = occurrence();
-                if candidate < *held {
+                if candidate < *best.get() {
                     best.insert(candidate);
                 }
             }
             std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(occurrence());
+                slot.insert(candidate);
             }
         }
     }

@@ -329,8 +329,17 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                     &sums,
                     model,
                     job.scheme,
+                    &findings,
+                    (training.is_some(), true),
+                    sample.is_some(),
+                )
+                .commit(
+                    (&page.url, &page.host),
+                    dom,
+                    &sums,
+                    job.scheme,
                     &mut findings,
-                    (training.as_mut(), true),
+                    training.as_mut(),
                     sample.as_mut(),
                 );
                 if let Err(e) = result {
@@ -403,22 +412,45 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     Ok(report)
 }
 
+/// What labelling one page found, before any of it is written: see [`label_page`].
+pub(crate) struct PageLabels {
+    /// The hash of each node that roots a site-level template.
+    roots: Vec<Option<u64>>,
+    /// The page's templated and total text, when it has text.
+    text: Option<(u64, u64)>,
+    /// Candidates for `site_templates` rows: (hash, occurrence), sampled pages only.
+    occurrences: Vec<(u64, Occurrence)>,
+    /// Node labels with their features and paths, when the page gives training rows or
+    /// examples.
+    labelled: Option<Labelled>,
+}
+
+struct Labelled {
+    key: u64,
+    labels: Vec<Option<Label>>,
+    features: features::PageFeatures,
+    /// Paths of the labelled nodes, when training rows are wanted.
+    paths: Option<Vec<String>>,
+    /// Whether the page is in its host's sample (only sampled pages give examples).
+    sampled: bool,
+}
+
 /// Labels one page (its URL, its raw host, its DOM and subtree sums) against its host's model:
-/// its templated-text fraction, candidates for the `site_templates` rows, and its `training`
-/// rows (only if it is a sampled page, unless `every_page`) and sample examples. Returns the
-/// page's template roots (the hash of each node that roots a site-level template), which
-/// `stencil run` turns into site-level fractions.
-#[allow(clippy::too_many_arguments)]
+/// its templated-text fraction, candidates for the `site_templates` rows (sampled pages
+/// only), and the labels and features of its `training` rows (when `training`, for a sampled
+/// page unless `every_page`) and sample examples (when `examples`, sampled pages only).
+/// Nothing is written yet: [`PageLabels::commit`] does that, so that a panic while labelling
+/// (contained by `stencil run`) leaves no trace of the page in any table.
 pub(crate) fn label_page(
     (url, raw_host): (&str, &str),
     dom: &Dom,
     sums: &[Subtree],
     model: &HostModel,
     scheme: Scheme,
-    findings: &mut LocalFindings,
-    (training, every_page): (Option<&mut StreamingPart<TrainingColumns>>, bool),
-    sample: Option<&mut StratifiedSample>,
-) -> Result<Vec<Option<u64>>, String> {
+    findings: &LocalFindings,
+    (training, every_page): (bool, bool),
+    examples: bool,
+) -> PageLabels {
     let host = site_of(raw_host);
     let kind = scheme.fingerprints();
     // Kołcz blocks are found once and serve both the template roots and the labels.
@@ -430,85 +462,125 @@ pub(crate) fn label_page(
     };
     let inside = inside_templates(dom, &roots);
     let (templated, total) = templated_text(dom, sums, &inside);
-    if total > 0 {
-        findings
-            .facts
-            .push((host.to_string(), HostFact::Page { templated, total }));
-    }
+    let mut found = PageLabels {
+        roots,
+        text: (total > 0).then_some((templated, total)),
+        occurrences: Vec::new(),
+        labelled: None,
+    };
     if !model.labelled {
-        return Ok(roots);
+        return found;
     }
     let key = url_key(url);
     let sampled = model.in_sample(key);
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
         let mut seen: HashSet<u64> = HashSet::new();
-        for (node, root) in roots.iter().enumerate() {
+        for (node, root) in found.roots.iter().enumerate() {
             let Some(hash) = *root else { continue };
-            if !seen.insert(hash) {
+            if !seen.insert(hash) || !findings.could_take(host, hash, (key, node as u32)) {
                 continue;
             }
-            let occurrence = || Occurrence {
-                url_key: key,
-                node: node as u32,
-                url: url.to_string(),
-                path: dom.path(node),
-                text_sample: text::sample(dom, node, 200),
-                pages_with: model.counts.get(&hash).copied().unwrap_or(0),
-                pages_sampled: model.pages_sampled,
-            };
-            findings.offer(host, hash, (key, node as u32), occurrence);
-        }
-    }
-    // The classifier learns from sampled pages only, so no host weighs more than its sample.
-    let sample = sample.filter(|_| sampled);
-    let training = training.filter(|_| sampled || every_page);
-    if training.is_none() && sample.is_none() {
-        return Ok(roots);
-    }
-    let labels = match scheme {
-        Scheme::Paper => labels::paper(dom, sums, &roots),
-        // Uniqueness is only known among the sampled pages.
-        Scheme::Kolcz if sampled => labels::kolcz(dom, blocks.as_deref().unwrap_or(&[]), model),
-        Scheme::Kolcz => return Ok(roots),
-    };
-    if labels.iter().all(Option::is_none) {
-        return Ok(roots);
-    }
-    let page_features = features::compute(dom, sums);
-    if let Some(sample) = sample {
-        for (node, label) in labels.iter().enumerate() {
-            let Some(label) = label else { continue };
-            sample.offer(Example::new(
-                key,
-                node as u32,
-                host,
-                page_features.area[node],
-                *label == Label::Template,
-                page_features.row(node),
+            found.occurrences.push((
+                hash,
+                Occurrence {
+                    url_key: key,
+                    node: node as u32,
+                    url: url.to_string(),
+                    path: dom.path(node),
+                    text_sample: text::sample(dom, node, 200),
+                    pages_with: model.counts.get(&hash).copied().unwrap_or(0),
+                    pages_sampled: model.pages_sampled,
+                },
             ));
         }
     }
-    let Some(training) = training else {
-        return Ok(roots);
-    };
-    let paths = dom.paths_where(|node| labels[node].is_some());
-    for (node, label) in labels.iter().enumerate() {
-        let Some(label) = label else { continue };
-        let area = page_features.area[node];
-        training.push(TrainingRow {
-            url,
-            host,
-            dom,
-            node,
-            path: &paths[node],
-            label: label.as_str(),
-            scheme: scheme.as_str(),
-            subtree: &sums[node],
-            area,
-            bucket: features::bucket(area, &features::BUCKET_BOUNDS) as u8,
-            features: page_features.row(node),
-        })?;
+    // The classifier learns from sampled pages only, so no host weighs more than its sample.
+    let examples = examples && sampled;
+    let training = training && (sampled || every_page);
+    if !training && !examples {
+        return found;
     }
-    Ok(roots)
+    let labels = match scheme {
+        Scheme::Paper => labels::paper(dom, sums, &found.roots),
+        // Uniqueness is only known among the sampled pages.
+        Scheme::Kolcz if sampled => labels::kolcz(dom, blocks.as_deref().unwrap_or(&[]), model),
+        Scheme::Kolcz => return found,
+    };
+    if labels.iter().all(Option::is_none) {
+        return found;
+    }
+    let paths = training.then(|| dom.paths_where(|node| labels[node].is_some()));
+    found.labelled = Some(Labelled {
+        key,
+        features: features::compute(dom, sums),
+        labels,
+        paths,
+        sampled: examples,
+    });
+    found
+}
+
+impl PageLabels {
+    /// Writes what [`label_page`] found: the page's host fact and template candidates into
+    /// `findings`, its examples into `sample` and its rows into `training`. Returns the
+    /// page's template roots.
+    pub(crate) fn commit(
+        self,
+        (url, raw_host): (&str, &str),
+        dom: &Dom,
+        sums: &[Subtree],
+        scheme: Scheme,
+        findings: &mut LocalFindings,
+        training: Option<&mut StreamingPart<TrainingColumns>>,
+        sample: Option<&mut StratifiedSample>,
+    ) -> Result<Vec<Option<u64>>, String> {
+        let host = site_of(raw_host);
+        if let Some((templated, total)) = self.text {
+            findings
+                .facts
+                .push((host.to_string(), HostFact::Page { templated, total }));
+        }
+        for (hash, occurrence) in self.occurrences {
+            findings.offer(host, hash, occurrence);
+        }
+        let Some(labelled) = self.labelled else {
+            return Ok(self.roots);
+        };
+        let page_features = &labelled.features;
+        if let (Some(sample), true) = (sample, labelled.sampled) {
+            for (node, label) in labelled.labels.iter().enumerate() {
+                let Some(label) = label else { continue };
+                sample.offer(Example::new(
+                    labelled.key,
+                    node as u32,
+                    host,
+                    page_features.area[node],
+                    *label == Label::Template,
+                    page_features.row(node),
+                ));
+            }
+        }
+        let (Some(training), Some(paths)) = (training, &labelled.paths) else {
+            return Ok(self.roots);
+        };
+        for (node, label) in labelled.labels.iter().enumerate() {
+            let Some(label) = label else { continue };
+            let area = page_features.area[node];
+            training.push(TrainingRow {
+                url,
+                host,
+                dom,
+                node,
+                path: &paths[node],
+                label: label.as_str(),
+                scheme: scheme.as_str(),
+                subtree: &sums[node],
+                area,
+                bucket: features::bucket(area, &features::BUCKET_BOUNDS) as u8,
+                features: page_features.row(node),
+            })?;
+        }
+        Ok(self.roots)
+    }
 }

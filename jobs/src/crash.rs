@@ -1,0 +1,206 @@
+//! Failing fast: a panic outside the per-record work stops the whole job at once.
+//!
+//! The work on one record runs inside `stencil_operators::contain`, and its panics become
+//! that record's outcome. Any other panic — in a worker's own code, a dataflow, a table
+//! writer, or timely's network threads when a peer process is lost — means the job cannot
+//! finish correctly. Left alone, it would hang instead: a panicking timely worker leaves the
+//! others parked at the next barrier forever, and a process whose peer died waits for
+//! progress that never comes. So the panic hook installed here prints where every worker of
+//! this process was (worker, stage, file, offset of the last record read) and ends the
+//! process with a non-zero status; its peer processes then lose their connection to it,
+//! panic in timely's network threads, and end the same way within moments.
+//!
+//! `STENCIL_INJECT_PANIC` makes a panic happen on purpose, for the tests that check this (and
+//! that per-page panics are contained): see [`Fault`].
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use stencil_operators::contain;
+
+/// The exit status of a job stopped by a panic (Rust's own for an uncaught panic).
+const EXIT_PANICKED: i32 = 101;
+
+/// Where one worker is, for the message that stops the job.
+pub struct Whereabouts {
+    worker: usize,
+    stage: Mutex<&'static str>,
+    file: Mutex<Option<Arc<str>>>,
+    /// Offset of the last record read; `u64::MAX` before the first.
+    offset: AtomicU64,
+}
+
+impl Whereabouts {
+    /// Registers worker `worker` of this process (its global index) and makes it this
+    /// thread's, so a panic here names it.
+    pub fn register(worker: usize) -> Arc<Whereabouts> {
+        let here = Arc::new(Whereabouts {
+            worker,
+            stage: Mutex::new("starting"),
+            file: Mutex::new(None),
+            offset: AtomicU64::new(u64::MAX),
+        });
+        if let Ok(mut all) = registry().lock() {
+            all.retain(|w| w.worker != worker);
+            all.push(here.clone());
+        }
+        HERE.with(|cell| cell.replace(Some(here.clone())));
+        here
+    }
+
+    pub fn stage(&self, stage: &'static str) {
+        *self.stage.lock().unwrap_or_else(|e| e.into_inner()) = stage;
+    }
+
+    pub fn file(&self, file: &Arc<str>) {
+        *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(file.clone());
+        self.offset.store(u64::MAX, Ordering::Relaxed);
+    }
+
+    /// Called for every record: one relaxed store.
+    pub fn offset(&self, offset: u64) {
+        self.offset.store(offset, Ordering::Relaxed);
+    }
+
+    fn describe(&self) -> String {
+        let stage = *self.stage.lock().unwrap_or_else(|e| e.into_inner());
+        let file = self.file.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let offset = self.offset.load(Ordering::Relaxed);
+        let place = match (file, offset) {
+            (None, _) => "before its first file".to_string(),
+            (Some(file), u64::MAX) => format!("file {file}, before its first record"),
+            (Some(file), offset) => format!("file {file}, last record read at offset {offset}"),
+        };
+        format!("worker {} (stage: {stage}; {place})", self.worker)
+    }
+}
+
+fn registry() -> &'static Mutex<Vec<Arc<Whereabouts>>> {
+    static ALL: OnceLock<Mutex<Vec<Arc<Whereabouts>>>> = OnceLock::new();
+    ALL.get_or_init(Mutex::default)
+}
+
+thread_local! {
+    static HERE: RefCell<Option<Arc<Whereabouts>>> = const { RefCell::new(None) };
+}
+
+/// Installs the hook: contained panics are only noted (their record reports them); any other
+/// panic prints what it said and where every worker was, and ends the process.
+pub fn install_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if contain::capture(info) {
+            return;
+        }
+        default(info);
+        let message = contain::payload_text(info.payload());
+        let this = HERE.with(|cell| cell.try_borrow().ok().and_then(|h| h.clone()));
+        let mut text = match &this {
+            Some(here) => format!("stencil: {} failed; stopping the job", here.describe()),
+            None if message.starts_with("timely communication error") => {
+                "stencil: lost the connection to a peer process (it stopped or its machine \
+                 failed); stopping the job"
+                    .to_string()
+            }
+            None => format!(
+                "stencil: thread '{}' failed; stopping the job",
+                std::thread::current().name().unwrap_or("unnamed")
+            ),
+        };
+        if let Ok(all) = registry().try_lock() {
+            for other in all.iter() {
+                if this.as_ref().is_none_or(|t| !Arc::ptr_eq(t, other)) {
+                    text.push_str(&format!("\n  meanwhile {}", other.describe()));
+                }
+            }
+        }
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "{text}");
+        let _ = stderr.flush();
+        // No unwinding and no exit handlers: other threads may hold locks the handlers
+        // need, and nothing half-written is worth saving (tables are renamed into place only
+        // when complete, and run.json is not written).
+        // SAFETY: _exit ends the process; it takes no pointers.
+        unsafe { libc::_exit(EXIT_PANICKED) };
+    }));
+}
+
+/// A panic to inject, from `STENCIL_INJECT_PANIC` (tests only):
+/// - `worker:N` — worker N (global index) panics outside the per-record work, after reading
+///   its first record: the job must stop, naming it;
+/// - `page:TEXT:STAGE` — the work on every page whose URL contains TEXT panics when it
+///   reaches STAGE (`hashes`, `labels`, `features`, `scoring`, `smoothing`, `cleaned text`):
+///   the page must become an `error` of kind `panic` and the job go on.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Fault {
+    Worker(usize),
+    Page { url_part: String, stage: String },
+}
+
+impl Fault {
+    fn parse(text: &str) -> Option<Fault> {
+        if let Some(worker) = text.strip_prefix("worker:") {
+            return worker.parse().ok().map(Fault::Worker);
+        }
+        let rest = text.strip_prefix("page:")?;
+        let (url_part, stage) = rest.rsplit_once(':')?;
+        Some(Fault::Page {
+            url_part: url_part.to_string(),
+            stage: stage.to_string(),
+        })
+    }
+}
+
+fn fault() -> Option<&'static Fault> {
+    static FAULT: OnceLock<Option<Fault>> = OnceLock::new();
+    FAULT
+        .get_or_init(|| {
+            std::env::var("STENCIL_INJECT_PANIC")
+                .ok()
+                .and_then(|text| Fault::parse(&text))
+        })
+        .as_ref()
+}
+
+/// Panics if an injected fault says worker `worker` should (outside contained work).
+pub fn inject_worker_fault(worker: usize) {
+    if fault() == Some(&Fault::Worker(worker)) {
+        panic!("injected panic in worker {worker} (STENCIL_INJECT_PANIC)");
+    }
+}
+
+/// Enters `stage` of the contained work on the page at `url`, and panics there if an injected
+/// fault says so.
+pub fn enter(stage: &'static str, url: &str) {
+    contain::enter(stage);
+    if let Some(Fault::Page {
+        url_part,
+        stage: faulty,
+    }) = fault()
+    {
+        if faulty == stage && url.contains(url_part.as_str()) {
+            panic!("injected panic in {stage} (STENCIL_INJECT_PANIC)");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fault;
+
+    #[test]
+    fn faults_parse() {
+        assert_eq!(Fault::parse("worker:1"), Some(Fault::Worker(1)));
+        assert_eq!(
+            Fault::parse("page:http://x/a:cleaned text"),
+            Some(Fault::Page {
+                url_part: "http://x/a".into(),
+                stage: "cleaned text".into()
+            })
+        );
+        assert_eq!(Fault::parse("worker:x"), None);
+        assert_eq!(Fault::parse("nothing"), None);
+    }
+}
