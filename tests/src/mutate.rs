@@ -1501,6 +1501,17 @@ mod tests {
             .collect()
     }
 
+    fn sample_drafts() -> Vec<PageDraft> {
+        sample_pages()
+            .into_iter()
+            .map(|html| PageDraft {
+                url: "http://a.example/".into(),
+                content_type: "text/html".into(),
+                html,
+            })
+            .collect()
+    }
+
     #[test]
     fn same_seed_same_input() {
         for seed in 0..50 {
@@ -1514,14 +1525,7 @@ mod tests {
 
     #[test]
     fn finds_one_member_per_record() {
-        let drafts: Vec<PageDraft> = sample_pages()
-            .into_iter()
-            .map(|html| PageDraft {
-                url: "http://a.example/".into(),
-                content_type: "text/html".into(),
-                html,
-            })
-            .collect();
+        let drafts = sample_drafts();
         let warc = build_warc(&drafts, true);
         let members = gzip_members(&warc);
         assert_eq!(members.len(), 5);
@@ -1534,14 +1538,7 @@ mod tests {
 
     #[test]
     fn every_kind_accepts_any_input() {
-        let drafts: Vec<PageDraft> = sample_pages()
-            .into_iter()
-            .map(|html| PageDraft {
-                url: "http://a.example/".into(),
-                content_type: "text/html".into(),
-                html,
-            })
-            .collect();
+        let drafts = sample_drafts();
         let inputs: Vec<Vec<u8>> = vec![
             Vec::new(),
             vec![0x1f],
@@ -1582,14 +1579,7 @@ mod tests {
 
     #[test]
     fn gzip_damage_lands_inside_a_member() {
-        let drafts: Vec<PageDraft> = sample_pages()
-            .into_iter()
-            .map(|html| PageDraft {
-                url: "http://a.example/".into(),
-                content_type: "text/html".into(),
-                html,
-            })
-            .collect();
+        let drafts = sample_drafts();
         let warc = build_warc(&drafts, true);
         let mut rng = Rng::new(7);
         for _ in 0..20 {
