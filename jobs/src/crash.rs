@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use stencil_operators::contain;
+use stencil_operators::inventory::Inventory;
 
 /// The exit status of a job stopped by a panic (Rust's own for an uncaught panic).
 const EXIT_PANICKED: i32 = 101;
@@ -125,6 +126,17 @@ pub fn install_hook() {
         // SAFETY: _exit ends the process; it takes no pointers.
         unsafe { libc::_exit(EXIT_PANICKED) };
     }));
+}
+
+/// Warns, at the end of a job, of the pages whose work panicked and was contained: each is
+/// a bug worth reporting, though it cost only that page. `where_` says where they are listed.
+pub fn warn_of_contained_panics(inventory: &Inventory, where_: &str) {
+    if let Some(panics) = inventory.errors_by_kind.get(contain::Panic::KIND) {
+        eprintln!(
+            "warning: {panics} pages failed with a panic: a bug in Stencil, contained to those \
+             pages; {where_}. Please report them."
+        );
+    }
 }
 
 /// A panic to inject, from `STENCIL_INJECT_PANIC` (tests only):

@@ -170,7 +170,9 @@ pub fn score_page(
     out: &mut StreamingPart<Rows<NodeScoreRow>>,
     scored: &mut Scored,
 ) -> Result<(), String> {
+    crate::crash::enter("hashes", url);
     let sums = summarize(dom, host);
+    crate::crash::enter("features", url);
     let page_features = features::compute(dom, &sums);
     let scores = scorer.model.score_page(dom, &page_features);
     let smoothing = &scorer.smoothing;
@@ -305,6 +307,7 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
         inventory.merge(&i);
     }
     let seconds = start.elapsed().as_secs_f64();
+    crate::crash::warn_of_contained_panics(&inventory, "they have no node_scores rows");
     let pages = inventory.by_outcome.get("page").copied().unwrap_or(0);
     eprintln!(
         "scored {pages} pages of {} files: {} nodes, {} sections ({:.1} per page; {} pages \

@@ -255,3 +255,37 @@ fn a_raw_unicode_link_is_cleaned_and_run_on_two_workers() {
     let json = run_json(&out);
     assert_eq!(json["records"]["by_outcome"]["page"], 2);
 }
+
+#[test]
+fn site_and_score_count_a_panicking_page_as_an_error_and_go_on() {
+    let dir = scratch("fail-site-score");
+    let files = crawl(&dir, 2);
+    let victim = "www.site003.example/article/1";
+    for (command, stage, table) in [
+        ("site", "labels", "training"),
+        ("score", "features", "node_scores"),
+    ] {
+        let out = dir.join(command);
+        let output = stencil()
+            .arg(command)
+            .args(&files)
+            .arg("--out")
+            .arg(&out)
+            .args(["-w", "2"])
+            .env("STENCIL_INJECT_PANIC", format!("page:{victim}:{stage}"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{command}: {stderr}");
+        // Article 1 and 10-19 of the 40 pages of host 3.
+        assert!(
+            stderr.contains("warning: 11 pages failed with a panic"),
+            "{command}: {stderr}"
+        );
+        let rows = rows(&out, table);
+        assert!(rows.len() > 1000, "{command}: {} rows", rows.len());
+        assert!(!rows.iter().any(|r| r.contains(victim)), "{command}");
+        let neighbour = "www.site003.example/article/2\t";
+        assert!(rows.iter().any(|r| r.contains(neighbour)), "{command}");
+    }
+}

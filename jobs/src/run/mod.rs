@@ -1145,12 +1145,7 @@ fn print_summary(job: &Job, report: &WorkerReport, seconds: f64) {
         inv.html_bytes as f64 / 1e6 / seconds.max(1e-9),
         count("page") as f64 / seconds.max(1e-9),
     );
-    if let Some(&panics) = inv.errors_by_kind.get(Panic::KIND) {
-        eprintln!(
-            "warning: {panics} pages failed with a panic: a bug in Stencil, contained to those \
-             pages; their `records` rows (reason 'panic') say where. Please report them."
-        );
-    }
+    crate::crash::warn_of_contained_panics(inv, "their `records` rows (reason 'panic') say where");
     if matches!(job.site, SiteSource::Learn { .. }) {
         eprintln!(
             "{} hosts, {} with site-level statistics; {} site templates; {} training rows",

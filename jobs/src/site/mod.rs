@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
+use stencil_operators::contain::Panic;
 use stencil_operators::dom::Dom;
 use stencil_operators::features;
 use stencil_operators::inventory::{for_each_page, Inventory};
@@ -222,6 +223,7 @@ fn print_summary(job: &Job, total: &WorkerReport, seconds: f64) {
         seconds,
         inv.warc_bytes as f64 / 1e6 / seconds.max(1e-9),
     );
+    crate::crash::warn_of_contained_panics(inv, "they count as errors of kind 'panic'");
     eprintln!(
         "{} hosts ({} with site-level labels), {} site templates, {} training rows ({} labels) \
          -> {}",
@@ -275,6 +277,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
             if host.is_empty() {
                 return;
             }
+            crate::crash::enter("hashes", &page.url);
             let sums = summarize(dom, &page.host);
             *local.pages.entry(host.to_string()).or_default() += 1;
             local
@@ -322,6 +325,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                 return;
             }
             if let Some(model) = models.get(site_of(&page.host)) {
+                crate::crash::enter("labels", &page.url);
                 let sums = summarize(dom, &page.host);
                 let result = label_page(
                     (&page.url, &page.host),
@@ -350,6 +354,15 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
         // Errors opening a file were reported in the first pass.
         let _ = for_each_page(path, &job.limits, share, &mut second, visit, |_| {});
     }
+    // The second pass reads the same pages: what panics in it and not in the first is a page
+    // whose labelling panicked.
+    let panics = |inventory: &Inventory| {
+        let kinds = &inventory.errors_by_kind;
+        kinds.get(Panic::KIND).copied().unwrap_or(0)
+    };
+    report
+        .inventory
+        .pages_panicked(panics(&second).saturating_sub(panics(&report.inventory)));
     for (host, model) in &models {
         findings.facts.push((
             host.clone(),
