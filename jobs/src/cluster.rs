@@ -5,7 +5,9 @@
 //! itself.
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 use timely::dataflow::ProbeHandle;
@@ -24,6 +26,9 @@ pub fn finish_round(worker: &mut Worker, probe: &ProbeHandle<u64>) {
     worker.step_or_park_while(Some(IDLE_PARK), || probe.less_than(&1));
 }
 
+/// `--connect-timeout` by default: time enough for a launcher to start every process.
+pub const CONNECT_TIMEOUT: u64 = 300;
+
 #[derive(Args, Clone, Debug)]
 pub struct ClusterArgs {
     /// Worker threads in this process.
@@ -38,6 +43,10 @@ pub struct ClusterArgs {
     /// One `host:port` per line for each process, process 0 first (needed with --processes > 1).
     #[arg(long)]
     pub hostfile: Option<PathBuf>,
+    /// With --processes > 1: give up (exit non-zero) when the other processes have not all
+    /// connected within this many seconds, rather than wait for one that never started.
+    #[arg(long, default_value_t = CONNECT_TIMEOUT, value_name = "SECONDS")]
+    pub connect_timeout: u64,
 }
 
 impl ClusterArgs {
@@ -82,6 +91,47 @@ impl ClusterArgs {
             },
             worker: timely::WorkerConfig::default(),
         })
+    }
+
+    /// Starts the timely computation, as `timely::execute`, but never waits forever for the
+    /// other processes: timely connects them before it starts any worker and retries without
+    /// end, so a peer that was never started (a failed launch, a wrong hostfile) would leave
+    /// this process waiting with no message. Past `--connect-timeout` it ends the process,
+    /// saying so.
+    pub fn execute<T, F>(
+        &self,
+        config: timely::Config,
+        work: F,
+    ) -> Result<timely::communication::initialize::WorkerGuards<T>, String>
+    where
+        T: Send + 'static,
+        F: Fn(&mut Worker) -> T + Send + Sync + 'static,
+    {
+        let connected = Arc::new(AtomicBool::new(false));
+        if self.processes > 1 {
+            let (done, limit) = (connected.clone(), Duration::from_secs(self.connect_timeout));
+            let (process, processes) = (self.process, self.processes);
+            std::thread::spawn(move || {
+                let start = Instant::now();
+                while !done.load(Ordering::Acquire) {
+                    if start.elapsed() >= limit {
+                        eprintln!(
+                            "stencil: process {process} of {processes}: the other processes did \
+                             not all connect within {} s (--connect-timeout); is every process \
+                             started, with the same --hostfile?",
+                            limit.as_secs()
+                        );
+                        // SAFETY: _exit ends the process; it takes no pointers. Nothing has
+                        // been computed yet, and the workers do not exist.
+                        unsafe { libc::_exit(1) };
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            });
+        }
+        let guards = timely::execute(config, work);
+        connected.store(true, Ordering::Release);
+        guards
     }
 
     /// Whether this process is the first of the cluster (it prepares the output folder).

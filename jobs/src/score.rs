@@ -291,7 +291,7 @@ pub fn run(args: &ScoreArgs) -> Result<ExitCode, String> {
     }
     let (out, limits) = (args.out.clone(), args.limits.limits());
     let start = Instant::now();
-    let guards = timely::execute(config, move |worker| {
+    let guards = args.cluster.execute(config, move |worker| {
         let (index, peers) = (worker.index(), worker.peers());
         let mine = crate::files::assigned(&all, index, peers);
         let mut inventory = Inventory::default();

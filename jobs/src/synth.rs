@@ -117,6 +117,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
                 processes: 1,
                 process: 0,
                 hostfile: None,
+                connect_timeout: crate::cluster::CONNECT_TIMEOUT,
             },
             limits: crate::LimitArgs::defaults(),
         },

@@ -38,6 +38,21 @@ fn wait_bounded(mut child: Child, started: Instant, limit: Duration) -> (Output,
     }
 }
 
+/// Runs `command`, which must fail within `STOP_WITHIN`; returns its stderr.
+fn fails_within_seconds(command: &mut Command) -> String {
+    let started = Instant::now();
+    let child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (output, took) = wait_bounded(child, started, Duration::from_secs(120));
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(!output.status.success(), "{stderr}");
+    assert!(took < STOP_WITHIN, "took {took:?}: {stderr}");
+    stderr
+}
+
 /// The rows of `records`, split into their columns.
 fn records_of(out: &Path) -> Vec<Vec<String>> {
     rows(out, "records")
@@ -128,22 +143,15 @@ fn a_worker_that_dies_stops_the_job_within_seconds_naming_where_it_was() {
     let dir = scratch("fail-worker");
     let files = crawl(&dir, 2);
     let out = dir.join("out");
-    let started = Instant::now();
-    let child = stencil()
-        .arg("run")
-        .args(&files)
-        .arg("--out")
-        .arg(&out)
-        .args(["-w", "2"])
-        .env("STENCIL_INJECT_PANIC", "worker:1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (output, took) = wait_bounded(child, started, Duration::from_secs(120));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "{stderr}");
-    assert!(took < STOP_WITHIN, "took {took:?}: {stderr}");
+    let stderr = fails_within_seconds(
+        stencil()
+            .arg("run")
+            .args(&files)
+            .arg("--out")
+            .arg(&out)
+            .args(["-w", "2"])
+            .env("STENCIL_INJECT_PANIC", "worker:1"),
+    );
     assert!(
         stderr.contains("stencil: worker 1 (stage: read and parse; file ")
             && stderr.contains("part-1.warc.gz, last record read at offset 0)")
@@ -209,6 +217,33 @@ fn a_process_that_dies_stops_the_other_process_within_seconds() {
     );
     assert!(first_took < STOP_WITHIN, "{first_took:?}: {first_err}");
     assert!(second_took < STOP_WITHIN, "{second_took:?}: {second_err}");
+}
+
+#[test]
+fn a_process_whose_peer_never_starts_gives_up_after_the_connect_timeout() {
+    let dir = scratch("fail-connect");
+    let files = crawl(&dir, 1);
+    let base = 30000 + ((std::process::id() + 7) % 20000) as u16;
+    let hostfile = dir.join("hosts.txt");
+    std::fs::write(
+        &hostfile,
+        format!("127.0.0.1:{base}\n127.0.0.1:{}\n", base + 1),
+    )
+    .unwrap();
+    // Process 0 of 2, and process 1 is never started.
+    let stderr = fails_within_seconds(
+        stencil()
+            .arg("run")
+            .args(&files)
+            .arg("--out")
+            .arg(dir.join("out"))
+            .args(["-n", "2", "-p", "0", "--connect-timeout", "2", "--hostfile"])
+            .arg(&hostfile),
+    );
+    assert!(
+        stderr.contains("process 0 of 2: the other processes did not all connect within 2 s"),
+        "{stderr}"
+    );
 }
 
 /// The page of issue 20: a raw Unicode host in a link.

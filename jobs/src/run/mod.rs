@@ -523,7 +523,9 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
     });
     let start = Instant::now();
     let worker_job = job.clone();
-    let guards = timely::execute(config, move |worker| run_worker(worker, &worker_job))?;
+    let guards = setup
+        .cluster
+        .execute(config, move |worker| run_worker(worker, &worker_job))?;
     let mut gathered: Option<WorkerReport> = None;
     let mut errors = Vec::new();
     for result in guards.join() {

@@ -162,7 +162,9 @@ pub fn run_with(args: &SiteArgs, mut train: Option<TrainSettings>) -> Result<Exi
     }
     let start = Instant::now();
     let worker_job = job.clone();
-    let guards = timely::execute(config, move |worker| run_worker(worker, &worker_job))?;
+    let guards = args
+        .cluster
+        .execute(config, move |worker| run_worker(worker, &worker_job))?;
     let mut total = WorkerReport::default();
     for result in guards.join() {
         let report = result.map_err(|e| format!("worker failed: {e}"))??;
