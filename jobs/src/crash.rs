@@ -55,8 +55,8 @@ impl Whereabouts {
         *self.stage.lock().unwrap_or_else(|e| e.into_inner()) = stage;
     }
 
-    pub fn file(&self, file: &Arc<str>) {
-        *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(file.clone());
+    pub fn file(&self, file: &str) {
+        *self.file.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::from(file));
         self.offset.store(u64::MAX, Ordering::Relaxed);
     }
 
@@ -140,8 +140,9 @@ pub fn warn_of_contained_panics(inventory: &Inventory, where_: &str) {
 }
 
 /// A panic to inject, from `STENCIL_INJECT_PANIC` (tests only):
-/// - `worker:N` — worker N (global index) panics outside the per-record work, after reading
-///   its first record: the job must stop, naming it;
+/// - `worker:N` — worker N (global index) panics outside the per-record work (in `run` and
+///   `apply` when its first record has been read, in `site` and `train` as it opens its first
+///   file): the job must stop, naming it;
 /// - `page:TEXT:STAGE` — the work on every page whose URL contains TEXT panics when it
 ///   reaches STAGE (`hashes`, `labels`, `features`, `scoring`, `smoothing`, `cleaned text`):
 ///   the page must become an `error` of kind `panic` and the job go on.

@@ -242,7 +242,10 @@ pub fn score_files(
     let mut part = StreamingPart::node_scores(out, worker)?;
     let mut scored = Scored::default();
     let mut failure: Option<String> = None;
+    let here = crate::crash::Whereabouts::register(worker);
+    here.stage("scoring");
     for &(path, share) in files {
+        here.file(&path.display().to_string());
         if is_html_file(path) {
             // A page file has one record: its first reader takes it.
             if share.part != 0 {
@@ -260,6 +263,7 @@ pub fn score_files(
             continue;
         }
         let visit = |page: &Page, dom: &Dom| {
+            here.offset(page.position.offset);
             if failure.is_none() {
                 let page_result =
                     score_page(&page.url, &page.host, dom, scorer, &mut part, &mut scored);

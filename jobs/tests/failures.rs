@@ -142,27 +142,33 @@ fn a_page_that_panics_in_any_stage_is_an_error_row_and_the_job_goes_on() {
 fn a_worker_that_dies_stops_the_job_within_seconds_naming_where_it_was() {
     let dir = scratch("fail-worker");
     let files = crawl(&dir, 2);
-    let out = dir.join("out");
-    let stderr = fails_within_seconds(
-        stencil()
-            .arg("run")
-            .args(&files)
-            .arg("--out")
-            .arg(&out)
-            .args(["-w", "2"])
-            .env("STENCIL_INJECT_PANIC", "worker:1"),
-    );
-    assert!(
-        stderr.contains("stencil: worker 1 (stage: read and parse; file ")
-            && stderr.contains("part-1.warc.gz, last record read at offset 0)")
-            && stderr.contains("stopping the job"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("meanwhile worker 0 (stage: "), "{stderr}");
-    assert!(
-        !out.join("run.json").exists(),
-        "no run.json for a failed job"
-    );
+    // `run` panics at its first record, `site` before it.
+    for (command, stage, place) in [
+        ("run", "read and parse", "last record read at offset 0"),
+        ("site", "fingerprints", "before its first record"),
+    ] {
+        let out = dir.join(command);
+        let stderr = fails_within_seconds(
+            stencil()
+                .arg(command)
+                .args(&files)
+                .arg("--out")
+                .arg(&out)
+                .args(["-w", "2"])
+                .env("STENCIL_INJECT_PANIC", "worker:1"),
+        );
+        assert!(
+            stderr.contains(&format!("stencil: worker 1 (stage: {stage}; file "))
+                && stderr.contains(&format!("part-1.warc.gz, {place})"))
+                && stderr.contains("stopping the job"),
+            "{command}: {stderr}"
+        );
+        assert!(stderr.contains("meanwhile worker 0 (stage: "), "{stderr}");
+        assert!(
+            !out.join("run.json").exists(),
+            "no run.json for a failed job"
+        );
+    }
 }
 
 #[test]

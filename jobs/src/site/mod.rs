@@ -272,9 +272,14 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     let kind = job.scheme.fingerprints();
 
     // Pass 1: samples of fingerprints.
+    let here = crate::crash::Whereabouts::register(index);
+    here.stage("fingerprints");
     let mut local = LocalSample::default();
     for &(path, share) in &mine {
+        here.file(&path.display().to_string());
+        crate::crash::inject_worker_fault(index);
         let visit = |page: &Page, dom: &Dom| {
+            here.offset(page.position.offset);
             let host = site_of(&page.host);
             if host.is_empty() {
                 return;
@@ -303,6 +308,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
         }
     }
     tracing::debug!(worker = index, hosts = local.pages.len(), "statistics read");
+    here.stage("site statistics");
     let models = dataflow::learn(worker, local, job.params, kind);
 
     // Pass 2: labels, training rows and findings. A failure to write stops the labelling but
@@ -321,8 +327,11 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
         .as_ref()
         .map(|t| StratifiedSample::new(t.sample_cap));
     let mut second = Inventory::default();
+    here.stage("labels");
     for &(path, share) in &mine {
+        here.file(&path.display().to_string());
         let visit = |page: &Page, dom: &Dom| {
+            here.offset(page.position.offset);
             if failure.is_some() {
                 return;
             }
