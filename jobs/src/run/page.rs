@@ -43,9 +43,9 @@ pub struct Options {
 }
 
 /// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
-/// site-level templates (when the host has statistics), for `options.site_weight` (the "Smooth
-/// + site" variant measured in docs/evaluation.md). `url` names the page to the stage markers
-/// of contained work (`crate::crash::enter`).
+/// site-level templates (when the host has statistics), for `options.site_weight` (the
+/// "Smooth + site" variant measured in docs/evaluation.md). `url` names the page to the stage
+/// markers of contained work (`crate::crash::enter`).
 pub fn analyse(
     dom: &Dom,
     sums: &[Subtree],

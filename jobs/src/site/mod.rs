@@ -465,6 +465,7 @@ struct Labelled {
 /// page unless `every_page`) and sample examples (when `examples`, sampled pages only).
 /// Nothing is written yet: [`PageLabels::commit`] does that, so that a panic while labelling
 /// (contained by `stencil run`) leaves no trace of the page in any table.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn label_page(
     (url, raw_host): (&str, &str),
     dom: &Dom,
@@ -549,6 +550,7 @@ impl PageLabels {
     /// Writes what [`label_page`] found: the page's host fact and template candidates into
     /// `findings`, its examples into `sample` and its rows into `training`. Returns the
     /// page's template roots.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn commit(
         self,
         (url, raw_host): (&str, &str),
