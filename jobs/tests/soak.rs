@@ -1150,6 +1150,7 @@ fn mutation_soak() {
     }
 
     let mut iterations = 0u64;
+    let mut harness_bugs: Vec<String> = Vec::new();
     if let Some(data) = stencil_tests::shared_dir("data") {
         let pages = html_seeds(&data);
         let mut warc_paths = Vec::new();
@@ -1172,7 +1173,15 @@ fn mutation_soak() {
         let loop_start = Instant::now();
         let mut index = config.only_iteration.unwrap_or(0);
         loop {
-            let inputs = iteration_inputs(&seeds, config.seed, index);
+            // A bug in the mutation engine is the soak's own: it is reported and the soak goes
+            // on with the next iteration, so one bad mutation does not end a long run.
+            let made = std::panic::catch_unwind(|| iteration_inputs(&seeds, config.seed, index));
+            let inputs = made.unwrap_or_else(|payload| {
+                let message = stencil_operators::contain::payload_text(payload.as_ref());
+                println!("HARNESS BUG: iteration {index}: making its input panicked: {message}");
+                harness_bugs.push(format!("iteration {index}: {message}"));
+                Vec::new()
+            });
             if let Some(first) = inputs.first() {
                 for m in &first.mutations {
                     if !m.starts_with("seed:") && !m.starts_with("window:") {
@@ -1238,6 +1247,11 @@ fn mutation_soak() {
             println!("        e.g. {example}");
         }
     }
+    assert!(
+        harness_bugs.is_empty(),
+        "the mutation engine panicked (a bug in the soak, not in stencil):\n{}",
+        harness_bugs.join("\n")
+    );
     if stats.failures() > 0 {
         let kept: Vec<String> = stats.kept.iter().map(|p| p.display().to_string()).collect();
         panic!(

@@ -452,7 +452,8 @@ pub fn mutate_warc(data: &[u8], kind: WarcKind, rng: &mut Rng) -> (Vec<u8>, &'st
             let more = if rng.chance(1, 2) {
                 rng.size(1000) as u64
             } else {
-                n.max(1) * rng.range(1, 20) as u64
+                // A Content-Length made huge by an earlier mutation stays huge.
+                n.max(1).saturating_mul(rng.range(1, 20) as u64)
             };
             n.saturating_add(more).to_string().into_bytes()
         }),
@@ -1574,6 +1575,17 @@ mod tests {
                 }
             }
             let _ = html_page(&mut rng, Vec::new(), b"");
+        }
+    }
+
+    /// Found by the one-hour soak: `length_too_large` after `length_huge` overflowed.
+    #[test]
+    fn lengths_compose_without_overflow() {
+        let record = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 18446744073709551615\r\n\r\nx\r\n\r\n";
+        for seed in 0..200 {
+            let mut rng = Rng::new(seed);
+            let (out, _) = mutate_warc(record, WarcKind::LengthTooLarge, &mut rng);
+            let (_, _) = mutate_warc(&out, WarcKind::LengthTooSmall, &mut rng);
         }
     }
 
