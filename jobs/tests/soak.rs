@@ -234,6 +234,17 @@ impl Stats {
     fn failures(&self) -> u64 {
         self.by_kind.values().sum()
     }
+    /// Failing commands by kind, as the summary and the final message say them.
+    fn by_kind_text(&self) -> String {
+        format!(
+            "panics {}, hangs {}, reconciliation failures {}, no run.json {}, bad exits {}",
+            self.count(Kind::Panic),
+            self.count(Kind::Hang),
+            self.count(Kind::Reconcile),
+            self.count(Kind::NoRunJson),
+            self.count(Kind::BadExit),
+        )
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1214,17 +1225,12 @@ fn mutation_soak() {
 
     println!(
         "soak summary: inputs tried {} ({} iterations, {} regression inputs), commands run {}, \
-         panics {}, hangs {}, reconciliation failures {}, no run.json {}, bad exits {}, \
-         peak RSS {:.0} MB ({}), {:.0} s",
+         {}, peak RSS {:.0} MB ({}), {:.0} s",
         stats.inputs,
         iterations,
         cases.len(),
         stats.commands,
-        stats.count(Kind::Panic),
-        stats.count(Kind::Hang),
-        stats.count(Kind::Reconcile),
-        stats.count(Kind::NoRunJson),
-        stats.count(Kind::BadExit),
+        stats.by_kind_text(),
         stats.peak_rss_kb as f64 / 1024.0,
         if stats.peak_rss_what.is_empty() {
             "-"
@@ -1255,16 +1261,11 @@ fn mutation_soak() {
     if stats.failures() > 0 {
         let kept: Vec<String> = stats.kept.iter().map(|p| p.display().to_string()).collect();
         panic!(
-            "the soak found {} failing commands on {} inputs ({} panics, {} hangs, {} \
-             reconciliation failures, {} without run.json, {} bad exits); kept (each with a \
-             .txt beside it){}:\n{}",
+            "the soak found {} failing commands on {} inputs ({}); kept (each with a .txt \
+             beside it){}:\n{}",
             stats.failures(),
             stats.failing_inputs,
-            stats.count(Kind::Panic),
-            stats.count(Kind::Hang),
-            stats.count(Kind::Reconcile),
-            stats.count(Kind::NoRunJson),
-            stats.count(Kind::BadExit),
+            stats.by_kind_text(),
             if stats.not_kept > 0 {
                 format!(
                     ", {} more not kept (over {KEEP_PER_SIGNATURE} per signature)",

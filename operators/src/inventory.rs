@@ -67,8 +67,7 @@ impl Inventory {
     /// Counts a framed record whose decoding or parsing panicked (`contain`): an error of
     /// kind `panic`.
     pub fn add_panic(&mut self) {
-        bump(&mut self.by_outcome, "error");
-        bump(&mut self.errors_by_kind, Panic::KIND);
+        self.add_panics(1);
     }
 
     /// Moves `n` pages counted as parsed to the errors of kind `panic`: a later stage
@@ -81,6 +80,10 @@ impl Inventory {
         if let Some(pages) = self.by_outcome.get_mut("page") {
             *pages = pages.saturating_sub(n);
         }
+        self.add_panics(n);
+    }
+
+    fn add_panics(&mut self, n: u64) {
         *self.by_outcome.entry("error".to_string()).or_default() += n;
         *self
             .errors_by_kind
