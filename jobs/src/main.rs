@@ -13,6 +13,7 @@ mod site;
 mod synth;
 mod tables;
 mod train;
+mod train_content;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,6 +104,13 @@ enum Command {
         stencil train crawl/ --out model-out --sample-cap 50000 --score   (also writes node_scores)\n  \
         stencil train crawl/ --out shared/model-out -n 2 -p 0 --hostfile hosts.txt")]
     Train(train::TrainArgs),
+    /// Fit the main-content model (the model `cleaned_text` is made with) to human gold: WARC
+    /// files and a manifest of gold texts; reports held-out figures over host-disjoint folds,
+    /// then fits on every page and writes the model (docs/model.md).
+    #[command(after_help = "Examples:\n  \
+        stencil train-content eval.warc.gz --gold manifest.tsv --out content.json\n  \
+        stencil train-content eval.warc.gz --gold manifest.tsv --out content.json --predictions held-out/")]
+    TrainContent(train_content::TrainContentArgs),
     /// Score every element of every page with a model (the shipped default unless --model is
     /// given): the page-level classifier x(i) in [0, 1], written as OUT/node_scores.
     #[command(after_help = "Examples:\n  \
@@ -256,6 +264,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Apply(args) => run::apply(&args),
         Command::Clean(args) => run::clean::run(&args),
+        Command::TrainContent(args) => train_content::run(&args),
         Command::Synth(args) => synth::run(&args),
         Command::Demo(args) => synth::demo(&args),
     };

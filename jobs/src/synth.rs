@@ -133,6 +133,8 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             site_weight: run::DEFAULT_SITE_WEIGHT,
             basic: false,
             hidden_threshold: run::DEFAULT_HIDDEN_THRESHOLD,
+            content_model: None,
+            cleaned_text: run::page::CleanedFrom::Content,
         },
         memory_budget: 1 << 30,
         spill_dir: None,

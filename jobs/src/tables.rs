@@ -295,6 +295,9 @@ pub struct PageRow {
     pub segments: u32,
     /// In `stencil_schemas::PAGE_FRACTIONS` order.
     pub fractions: [Option<f64>; 7],
+    /// In `stencil_schemas::CONTENT_FRACTIONS` order.
+    pub content_fractions: [Option<f64>; 2],
+    pub main_content_chars: u64,
     pub cleaned_text: String,
 }
 
@@ -318,6 +321,8 @@ pub fn pages_batch(schema: &SchemaRef, rows: &[PageRow]) -> Result<RecordBatch, 
         u32s(rows, |r| r.segments),
     ];
     columns.extend((0..7).map(|k| optional_f64s(rows, |r| r.fractions[k])));
+    columns.extend((0..2).map(|k| optional_f64s(rows, |r| r.content_fractions[k])));
+    columns.push(u64s(rows, |r| r.main_content_chars));
     columns.push(strings(rows, |r| &r.cleaned_text));
     batch(schema, columns)
 }

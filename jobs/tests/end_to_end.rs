@@ -1,11 +1,16 @@
 //! The whole job on real pages with human gold: a WARC of dragnet, cleanportaleval,
-//! swde-books and L3S-GN1 (`stencil_tests::end_to_end`) through `stencil run`, its
-//! `cleaned_text` scored against the gold text (token F1, as `../shared/tools/textf1.py`), and
-//! SWDE's title, author and ISBN checked to survive. `docs/evaluation.md` reports the figures
-//! next to trafilatura and resiliparse on the same WARC.
+//! swde-books, L3S-GN1 and the WCXB dev split (`stencil_tests::end_to_end`) through
+//! `stencil run`, its `cleaned_text` scored against the gold text (token F1, as
+//! `../shared/tools/textf1.py`), and SWDE's title, author and ISBN checked to survive.
 //!
-//! `STENCIL_EVAL_VARIANTS=1` also runs Basic, Smooth and Smooth + site with other weights and
-//! the shipped model (the comparison in docs/evaluation.md) and prints every figure;
+//! The shipped main-content model was fitted on these very pages (docs/model.md), so the
+//! figures here are in-sample: the bars guard against a change that breaks the pipeline or the
+//! model, not against overfitting. The held-out figures (host-disjoint folds, `stencil
+//! train-content`) and the peers on the same pages are in docs/evaluation.md.
+//!
+//! `STENCIL_EVAL_VARIANTS=1` also runs the template model's cleaned text (`--cleaned-text
+//! template`: Basic, Smooth and Smooth + site with other weights, and the shipped template
+//! model; the comparison in docs/evaluation.md) and prints every figure;
 //! `STENCIL_EVAL_DIR=DIR` builds the crawl (`eval.warc.gz`, `manifest.tsv`) and the tables
 //! there instead of a temporary folder.
 
@@ -18,10 +23,14 @@ use common::{check, scratch, stencil};
 use stencil_tests::end_to_end::{self, EvalPage, Source};
 use stencil_tests::gold::{tokens, TokenOverlap};
 
-/// Measured 2026-11-23 with the defaults: micro 0.711, macro 0.813 over the 2,063 pages with
-/// gold (docs/evaluation.md); the test fails if a change costs more than two points.
-const MICRO_F1_FLOOR: f64 = 0.691;
-const MACRO_F1_FLOOR: f64 = 0.793;
+/// (group, micro F1 floor, macro F1 floor). Measured 2026-11-25 with the defaults and the
+/// shipped content model (in-sample, see above): dragnet, cleanportaleval and L3S-GN1 micro
+/// 0.978, macro 0.965; wcxb-dev 0.933 / 0.881. The test fails if a change costs more than two
+/// points.
+const F1_FLOORS: [(&str, f64, f64); 2] = [(ALL_BUT_WCXB, 0.958, 0.945), ("wcxb-dev", 0.913, 0.861)];
+
+/// SWDE's attribute values must never be removed (docs/evaluation.md).
+const SWDE_SURVIVAL_FLOOR: f64 = 0.99;
 
 /// `url → cleaned_text` of a run's `pages` table.
 fn cleaned(out: &Path) -> HashMap<String, String> {
@@ -54,10 +63,24 @@ fn cleaned(out: &Path) -> HashMap<String, String> {
     texts
 }
 
-/// Token F1 per source and over all gold pages: (micro, macro, pages).
+/// Every gold page but WCXB's: the pages the template model's figures were measured on.
+const ALL_BUT_WCXB: &str = "all but wcxb-dev";
+
+/// One group's figures.
+#[derive(Default)]
+struct Group {
+    overlap: TokenOverlap,
+    f1_sum: f64,
+    pages: usize,
+    /// Pages with gold tokens whose cleaned text has none.
+    emptied: usize,
+}
+
+/// Token F1 per source, per WCXB page type (`wcxb-dev/<type>`), over all gold pages (`all`)
+/// and over [`ALL_BUT_WCXB`].
 #[derive(Default)]
 struct Scores {
-    by_source: BTreeMap<&'static str, (TokenOverlap, f64, usize)>,
+    by_group: BTreeMap<String, Group>,
 }
 
 impl Scores {
@@ -69,33 +92,44 @@ impl Scores {
             };
             let predicted = texts.get(&page.url).map_or("", String::as_str);
             let overlap = TokenOverlap::of(predicted, gold);
-            for key in [page.source.as_str(), "all"] {
-                let entry = scores.by_source.entry(key).or_default();
-                entry.1 += overlap.f1();
-                entry.2 += 1;
-                entry.0.add(overlap);
+            let mut keys = vec![page.source.as_str().to_string(), "all".to_string()];
+            if page.source == Source::Wcxb {
+                let page_type = page.page_type.as_deref().unwrap_or("?");
+                keys.push(format!("{}/{page_type}", page.source.as_str()));
+            } else {
+                keys.push(ALL_BUT_WCXB.to_string());
+            }
+            for key in keys {
+                let entry = scores.by_group.entry(key).or_default();
+                entry.f1_sum += overlap.f1();
+                entry.pages += 1;
+                entry.emptied += usize::from(overlap.gold > 0 && overlap.predicted == 0);
+                entry.overlap.add(overlap);
             }
         }
         scores
     }
 
-    fn micro(&self, source: &str) -> f64 {
-        self.by_source[source].0.f1()
+    fn micro(&self, group: &str) -> f64 {
+        self.by_group[group].overlap.f1()
     }
 
-    fn macro_f1(&self, source: &str) -> f64 {
-        let (_, sum, n) = &self.by_source[source];
-        sum / *n as f64
+    fn macro_f1(&self, group: &str) -> f64 {
+        let group = &self.by_group[group];
+        group.f1_sum / group.pages as f64
     }
 
     fn print(&self, label: &str) {
-        for (source, (overlap, _, n)) in &self.by_source {
+        for (name, group) in &self.by_group {
+            let overlap = &group.overlap;
             eprintln!(
-                "{label}\t{source}\t{n} pages\tmicro {:.3}\tmacro {:.3}\tP {:.3}\tR {:.3}",
-                self.micro(source),
-                self.macro_f1(source),
+                "{label}\t{name}\t{} pages\tmicro {:.3}\tmacro {:.3}\tP {:.3}\tR {:.3}\temptied {}",
+                group.pages,
+                self.micro(name),
+                self.macro_f1(name),
                 overlap.matched as f64 / overlap.predicted.max(1) as f64,
                 overlap.matched as f64 / overlap.gold.max(1) as f64,
+                group.emptied,
             );
         }
     }
@@ -170,6 +204,7 @@ fn cleaned_text_against_human_gold_and_swde_values_survive() {
     if std::env::var("STENCIL_EVAL_VARIANTS").as_deref() == Ok("1") {
         let shipped = "../operators/models/default.json";
         let variants: Vec<(&str, Vec<&str>)> = vec![
+            ("template: smooth+site 0.4", vec![]),
             ("basic", vec!["--basic", "--site-weight", "0"]),
             ("basic+site 0.4", vec!["--basic"]),
             ("smooth", vec!["--site-weight", "0"]),
@@ -201,7 +236,8 @@ fn cleaned_text_against_human_gold_and_swde_values_survive() {
         ];
         for (label, flags) in variants {
             let out = dir.join(label.replace([' ', ',', '+'], "_"));
-            run(&crawl.warc, &out, &[&["-w", "2"], &flags[..]].concat());
+            let template = ["-w", "2", "--cleaned-text", "template"];
+            run(&crawl.warc, &out, &[&template[..], &flags[..]].concat());
             let texts = cleaned(&out);
             Scores::of(&crawl.pages, &texts).print(label);
             let (survival, _) = swde_survival(&crawl.pages, &texts);
@@ -209,19 +245,21 @@ fn cleaned_text_against_human_gold_and_swde_values_survive() {
         }
     }
     assert!(
-        survival >= 0.98,
+        survival >= SWDE_SURVIVAL_FLOOR,
         "SWDE values survive on {:.2}% of pages; first losses: {:#?}",
         survival * 100.0,
         &lost[..lost.len().min(10)]
     );
-    assert!(
-        scores.micro("all") >= MICRO_F1_FLOOR,
-        "micro F1 {:.3}",
-        scores.micro("all")
-    );
-    assert!(
-        scores.macro_f1("all") >= MACRO_F1_FLOOR,
-        "macro F1 {:.3}",
-        scores.macro_f1("all")
-    );
+    for (group, micro, macro_f1) in F1_FLOORS {
+        assert!(
+            scores.micro(group) >= micro,
+            "{group}: micro F1 {:.3}",
+            scores.micro(group)
+        );
+        assert!(
+            scores.macro_f1(group) >= macro_f1,
+            "{group}: macro F1 {:.3}",
+            scores.macro_f1(group)
+        );
+    }
 }

@@ -280,8 +280,17 @@ const ROLE_WORDS: &[(u16, &[&str], &[&str])] = &[
 ];
 
 fn role_of_piece(piece: &str) -> u16 {
-    let mut mask = 0;
-    for &(role, words, prefixes) in ROLE_WORDS {
+    word_mask(ROLE_WORDS, piece)
+}
+
+/// The union of the masks of `table` whose words `piece` equals or whose prefixes it starts
+/// with.
+pub(crate) fn word_mask<M>(table: &[(M, &[&str], &[&str])], piece: &str) -> M
+where
+    M: Copy + Default + std::ops::BitOrAssign,
+{
+    let mut mask = M::default();
+    for &(role, words, prefixes) in table {
         if words.contains(&piece) || prefixes.iter().any(|p| piece.starts_with(p)) {
             mask |= role;
         }
@@ -300,28 +309,44 @@ fn role_of_tag(tag: &LocalName) -> u16 {
     }
 }
 
-/// The roles an element's tag, id and classes hint at. `known` remembers the roles of each
-/// id and class seen on the page: a page repeats a few class names on hundreds of elements,
-/// and matching a name against every role word was a visible share of the feature time.
+/// The roles an element's tag, id and classes hint at.
 fn own_roles<'d>(
     dom: &'d Dom,
     i: usize,
     scratch: &mut String,
     known: &mut HashMap<&'d str, u16, Xxh3Builder>,
 ) -> u16 {
-    let mut mask = dom.tag(i).map_or(0, role_of_tag);
+    dom.tag(i).map_or(0, role_of_tag) | name_mask(dom, i, scratch, known, role_of_piece)
+}
+
+/// The union of `piece_mask` over the pieces of an element's id and class names (each name
+/// split at every non-alphanumeric character and lower-cased; pieces over 40 bytes are no
+/// words). `known` remembers each name's mask: a page repeats a few class names on hundreds of
+/// elements, and matching a name against every word list was a visible share of the feature
+/// time. Shared by the template model's roles and the content model's cues.
+pub(crate) fn name_mask<'d, M>(
+    dom: &'d Dom,
+    i: usize,
+    scratch: &mut String,
+    known: &mut HashMap<&'d str, M, Xxh3Builder>,
+    piece_mask: impl Fn(&str) -> M,
+) -> M
+where
+    M: Copy + Default + std::ops::BitOr<Output = M> + std::ops::BitOrAssign,
+{
+    let mut mask = M::default();
     for name in dom.id(i).into_iter().chain(dom.classes(i)) {
         mask |= *known.entry(name).or_insert_with(|| {
-            let mut roles = 0;
+            let mut found = M::default();
             for piece in name.split(|c: char| !c.is_alphanumeric()) {
                 if piece.is_empty() || piece.len() > 40 {
                     continue;
                 }
                 scratch.clear();
                 scratch.extend(piece.chars().flat_map(char::to_lowercase));
-                roles |= role_of_piece(scratch);
+                found |= piece_mask(scratch);
             }
-            roles
+            found
         });
     }
     mask

@@ -11,6 +11,7 @@
 
 pub mod charset;
 pub mod contain;
+pub mod content;
 pub mod dom;
 pub mod features;
 pub mod fractions;

@@ -333,7 +333,7 @@ const BREAK_TAGS: &[&str] = &[
     "ul",
 ];
 
-fn breaks_line(dom: &Dom, i: usize) -> bool {
+pub(crate) fn breaks_line(dom: &Dom, i: usize) -> bool {
     dom.tag(i).is_some_and(|t| BREAK_TAGS.contains(&&**t))
 }
 

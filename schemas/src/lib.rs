@@ -81,7 +81,8 @@ pub const PAGE_FRACTIONS: [&str; 7] = [
 ];
 
 /// `pages`: one row per parsed HTML page: where it came from, its size, its template fractions
-/// and its cleaned text (visible text outside templates, one line per block).
+/// (is this node the site's template?), its main-content fractions (is this what the page
+/// exists to deliver?) and its cleaned text (the main content, one line per block).
 pub fn pages() -> SchemaRef {
     let mut fields = vec![
         Field::new("url", DataType::Utf8, false),
@@ -106,9 +107,20 @@ pub fn pages() -> SchemaRef {
             .iter()
             .map(|name| Field::new(*name, DataType::Float64, true)),
     );
+    fields.extend(
+        CONTENT_FRACTIONS
+            .iter()
+            .map(|name| Field::new(*name, DataType::Float64, true)),
+    );
+    fields.push(Field::new("main_content_chars", DataType::UInt64, false));
     fields.push(Field::new("cleaned_text", DataType::Utf8, false));
     Arc::new(Schema::new(fields))
 }
+
+/// The main-content model's view of a page (`stencil_operators::content`), in column order:
+/// the share of the page's visible text, and of its anchor text, in blocks called main
+/// content. Null when the page has no such text at all.
+pub const CONTENT_FRACTIONS: [&str; 2] = ["content_text_fraction", "content_anchor_text_fraction"];
 
 /// `segments`: one row per section of the smoothed segmentation of every page (a node where
 /// ŷ is defined, seed 000 §4): its classifier score (null for the root, which is a section by

@@ -1,8 +1,9 @@
-//! The evaluation crawl: every page of dragnet, cleanportaleval, swde-books and L3S-GN1 in one
-//! Common-Crawl-style WARC, hosts interleaved as a crawl would have them, with each page's gold
-//! (main text, or SWDE's attribute values). `jobs/tests/end_to_end.rs` runs `stencil run` on it
-//! and scores `cleaned_text`; `docs/evaluation.md` compares the same pages through other
-//! extractors (`manifest.tsv` is what `../shared/tools/textf1.py --manifest` reads).
+//! The evaluation crawl: every page of dragnet, cleanportaleval, swde-books, L3S-GN1 and the
+//! WCXB dev split in one Common-Crawl-style WARC, hosts interleaved as a crawl would have them,
+//! with each page's gold (main text, or SWDE's attribute values) and, for WCXB, its page type.
+//! `jobs/tests/end_to_end.rs` runs `stencil run` on it and scores `cleaned_text`;
+//! `docs/evaluation.md` compares the same pages through other extractors (`manifest.tsv` is
+//! what `../shared/tools/textf1.py --manifest` and `docs/bench/side_by_side.py` read).
 //!
 //! Nothing is copied into the repository: the crawl is built under a temporary folder from
 //! `../shared/data` each time.
@@ -23,6 +24,7 @@ pub enum Source {
     CleanPortalEval,
     Swde,
     L3s,
+    Wcxb,
 }
 
 impl Source {
@@ -32,6 +34,7 @@ impl Source {
             Source::CleanPortalEval => "cleanportaleval",
             Source::Swde => "swde-books",
             Source::L3s => "l3s-gn1",
+            Source::Wcxb => "wcxb-dev",
         }
     }
 }
@@ -46,6 +49,9 @@ pub struct EvalPage {
     pub gold_text: Option<String>,
     /// SWDE's `(attribute, value)` pairs (empty elsewhere).
     pub values: Vec<(String, String)>,
+    /// WCXB's page type (article, forum, product, collection, listing, documentation,
+    /// service); `None` for the other sources.
+    pub page_type: Option<String>,
 }
 
 /// The crawl on disk and its pages, in WARC order.
@@ -57,13 +63,18 @@ pub struct EvalCrawl {
 
 /// Builds the crawl under `out_dir` (`eval.warc.gz`, `manifest.tsv`, `gold/NNNNNN.txt`), or
 /// returns `None` (after the notice of [`crate::shared_dir`]) when the data is absent.
+///
+/// `manifest.tsv` has a header and one row per page with gold text, in WARC order: `url`,
+/// `gold_path` (absolute), `source` ([`Source::as_str`]) and `page_type` (WCXB's, `-` for the
+/// other sources). The two WCXB pages without gold are in the WARC but not in the manifest.
 pub fn build(out_dir: &Path) -> Option<EvalCrawl> {
     let dragnet = crate::shared_dir("data/dragnet")?;
     let cpe = crate::shared_dir("data/cleanportaleval")?;
     let swde = crate::shared_dir("data/swde-books")?;
     let l3s = crate::shared_dir("data/l3s-gn1")?;
+    let wcxb = crate::shared_dir("data/wcxb-dev")?;
 
-    // (url, source, gold, values, body, charset)
+    // (page, body, content type)
     let mut pages: Vec<(EvalPage, Vec<u8>, &'static str)> = Vec::new();
     for page in gold::dragnet(&dragnet, 1) {
         pages.push((
@@ -93,6 +104,13 @@ pub fn build(out_dir: &Path) -> Option<EvalCrawl> {
         let eval = eval_page(page.url, Source::L3s, Some(gold));
         pages.push((eval, page.original, "text/html; charset=utf-8"));
     }
+    for page in gold::wcxb_dev(&wcxb) {
+        // Every page is UTF-8, but five <meta>s say iso-8859-1 and 103 pages say nothing: the
+        // header says what the bytes are, as a server would.
+        let mut eval = eval_page(page.url, Source::Wcxb, page.gold_text);
+        eval.page_type = Some(page.page_type);
+        pages.push((eval, page.html, "text/html; charset=utf-8"));
+    }
 
     // Distinct URLs, then hosts interleaved by URL hash, as a crawl's shards mix them.
     let mut seen = HashSet::new();
@@ -121,7 +139,7 @@ pub fn build(out_dir: &Path) -> Option<EvalCrawl> {
     drop(test_pages);
 
     let manifest = out_dir.join("manifest.tsv");
-    let mut tsv = String::from("url\tgold_path\tsource\n");
+    let mut tsv = String::from("url\tgold_path\tsource\tpage_type\n");
     for (i, (page, _, _)) in pages.iter().enumerate() {
         if let Some(gold) = &page.gold_text {
             let path = out_dir.join("gold").join(format!("{i:06}.txt"));
@@ -129,10 +147,11 @@ pub fn build(out_dir: &Path) -> Option<EvalCrawl> {
                 .and_then(|mut f| f.write_all(gold.as_bytes()))
                 .ok()?;
             tsv.push_str(&format!(
-                "{}\t{}\t{}\n",
+                "{}\t{}\t{}\t{}\n",
                 page.url,
                 path.display(),
-                page.source.as_str()
+                page.source.as_str(),
+                page.page_type.as_deref().unwrap_or("-")
             ));
         }
     }
@@ -150,6 +169,7 @@ fn eval_page(url: String, source: Source, gold_text: Option<String>) -> EvalPage
         source,
         gold_text,
         values: Vec::new(),
+        page_type: None,
     }
 }
 

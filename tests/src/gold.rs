@@ -65,6 +65,32 @@ pub struct L3sPage {
     pub annotated: Vec<u8>,
 }
 
+/// A WCXB dev-split page with its gold main text and page type.
+#[derive(Debug, Clone)]
+pub struct WcxbPage {
+    /// The file id, `0001`..`4999` (file stem of `html/<id>.html.gz`).
+    pub id: String,
+    /// The page's real URL (see [`wcxb_dev_with_skips`] for the three pages without one).
+    pub url: String,
+    /// The URL's host, lower-case, `www.` kept.
+    pub host: String,
+    /// `html/<id>.html.gz`, gunzipped, bytes untouched. Every page is valid UTF-8, whatever
+    /// its `<meta>` says (five declare iso-8859-1, 103 declare nothing).
+    pub html: Vec<u8>,
+    /// `ground_truth.main_content`, verbatim; `None` when the field is missing or null (two
+    /// pages), which is not the same as an empty gold (the 19 JavaScript shells).
+    pub gold_text: Option<String>,
+    /// `_internal.page_type.primary`: article, forum, product, collection, listing,
+    /// documentation or service.
+    pub page_type: String,
+    /// `ground_truth.with`: 3-8 word snippets an extraction must contain.
+    pub with: Vec<String>,
+    /// `ground_truth.without`: snippets an extraction must not contain.
+    pub without: Vec<String>,
+    /// The manifest's `spa` column is `y`: a JavaScript shell whose HTML holds little text.
+    pub spa: bool,
+}
+
 /// What a loader returned, with the files it had to skip (`path: reason`).
 #[derive(Debug, Clone)]
 pub struct Loaded<T> {
@@ -690,89 +716,159 @@ pub fn l3s_gn1_with_skips(dir: &Path) -> Loaded<L3sPage> {
 }
 
 // ------------------------------------------------------------------------------------------
-// tokens
+// wcxb-dev
 
-/// Lower-cased word tokens, as `textf1.py` scores them (`re.findall(r"\w+", text.lower())`):
-/// maximal runs of word characters, where a word character is `_`, anything
-/// [`char::is_alphanumeric`] accepts, or a mark in the generic combining-diacritics blocks
-/// (U+0300–036F, U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF, U+FE20–FE2F).
+/// WCXB dev pages; see [`wcxb_dev_with_skips`].
+pub fn wcxb_dev(dir: &Path) -> Vec<WcxbPage> {
+    wcxb_dev_with_skips(dir).report("wcxb-dev")
+}
+
+/// WCXB v1.0's dev split (Foley 2026, CC-BY-4.0): 1,358 pages of seven page types, mostly
+/// one page per site (1,181 hosts). `manifest.tsv` (`file_id`, `page_type`, `domain`, `spa`,
+/// `gold_chars`, `url`) lists them; each is `html/<id>.html.gz` with gold
+/// `ground-truth/<id>.json`.
 ///
-/// Differences from Python's `re` `\w` (Unicode 14 in Python 3.11), which is letters,
-/// numbers and `_` only: we also count as word characters the combining marks that Rust
-/// calls Alphabetic (most Indic vowel signs, Arabic harakat, Hebrew points; ~1,300 code
-/// points), the five blocks above (so NFD `e` + U+0301 is one token, not `e`), circled
-/// letters (Ⓐ) and letters newer than Unicode 14. Other marks (e.g. the Devanagari virama
-/// U+094D) split words, in both. On text without combining marks the two agree.
-pub fn tokens(text: &str) -> Vec<String> {
-    let lower = text.to_lowercase();
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in lower.char_indices() {
-        if is_word_char(c) {
-            start.get_or_insert(i);
-        } else if let Some(s) = start.take() {
-            out.push(lower[s..i].to_string());
+/// `gold_text` is `ground_truth.main_content` verbatim (headings on their own lines,
+/// paragraphs split by blank lines; the tool-drafted, human-reviewed gold of the README); it is
+/// `None` on the two pages whose JSON has no `main_content` (4802, 4893: their `with` snippets
+/// show there is content, the gold was just not written), and empty on the 19 `spa` pages.
+/// `page_type` is the JSON's `_internal.page_type.primary`, else the manifest's column; a page
+/// with neither is skipped. `with` / `without` are `ground_truth.with[]` / `without[]`.
+///
+/// `url` is the manifest's `url`, else the JSON's `url`. Three pages have neither (0551,
+/// 4281, 4314); their URL is the page's own `<link rel=canonical>` or `og:url` when it has one
+/// (4281, 4314), else `https://wcxb-dev.invalid/{id}` (0551, a bot-challenge page). `host`
+/// is the URL's host, lower-case, `www.` kept (the manifest's `domain` drops `www.`). Pages
+/// come in manifest order (by id). A row whose files cannot be read or parsed is skipped.
+pub fn wcxb_dev_with_skips(dir: &Path) -> Loaded<WcxbPage> {
+    let mut out = Loaded::new();
+    let tsv_path = dir.join("manifest.tsv");
+    let rows = match read_tsv(&tsv_path) {
+        Ok(rows) => rows,
+        Err(e) => {
+            out.skip(&tsv_path, e);
+            return out;
         }
-    }
-    if let Some(s) = start {
-        out.push(lower[s..].to_string());
+    };
+    for (line, row) in rows.into_iter().enumerate() {
+        let field = |name: &str| row.get(name).map_or("", String::as_str);
+        let id = field("file_id");
+        if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
+            out.skip(&tsv_path, format!("row {}: file_id {id:?}", line + 2));
+            continue;
+        }
+        let html_path = first_existing(&[
+            dir.join("html").join(format!("{id}.html.gz")),
+            dir.join("html").join(format!("{id}.html")),
+        ]);
+        let html = match read_maybe_gz(&html_path) {
+            Ok(b) => b,
+            Err(e) => {
+                out.skip(&html_path, e);
+                continue;
+            }
+        };
+        let gold_path = dir.join("ground-truth").join(format!("{id}.json"));
+        let json: serde_json::Value = match fs::read(&gold_path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+        {
+            Ok(v) => v,
+            Err(e) => {
+                out.skip(&gold_path, e);
+                continue;
+            }
+        };
+        let truth = &json["ground_truth"];
+        let page_type = json["_internal"]["page_type"]["primary"]
+            .as_str()
+            .unwrap_or(field("page_type"))
+            .trim()
+            .to_string();
+        if page_type.is_empty() {
+            out.skip(&gold_path, "no page type");
+            continue;
+        }
+        let url = [field("url"), json["url"].as_str().unwrap_or("")]
+            .into_iter()
+            .map(str::trim)
+            .find(|u| url_host(u).is_some())
+            .map(str::to_string)
+            .or_else(|| declared_url(&html))
+            .unwrap_or_else(|| format!("https://wcxb-dev.invalid/{id}"));
+        let Some(host) = url_host(&url) else {
+            out.skip(&tsv_path, format!("row {}: no host in {url:?}", line + 2));
+            continue;
+        };
+        let snippets = |key: &str| -> Vec<String> {
+            truth[key]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        out.pages.push(WcxbPage {
+            id: id.to_string(),
+            url,
+            host,
+            html,
+            gold_text: truth["main_content"].as_str().map(str::to_string),
+            page_type,
+            with: snippets("with"),
+            without: snippets("without"),
+            spa: field("spa").eq_ignore_ascii_case("y"),
+        });
     }
     out
 }
 
-/// Bag-of-words agreement of an extracted text with a gold text, as `textf1.py` counts it:
-/// both are multisets of [`tokens`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TokenOverlap {
-    pub matched: u64,
-    pub predicted: u64,
-    pub gold: u64,
+/// The absolute http(s) URL a page declares for itself: its first `<link rel=canonical
+/// href>`, else its first `<meta property=og:url content>`.
+fn declared_url(html: &[u8]) -> Option<String> {
+    let lower = &html.to_ascii_lowercase()[..];
+    let tags = |open: &'static [u8]| {
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let start = from + find(&lower[from..], open)?;
+            let end = lower[start..]
+                .iter()
+                .position(|&b| b == b'>')
+                .map_or(lower.len(), |i| start + i);
+            from = end;
+            Some(&html[start..end])
+        })
+    };
+    let absolute = |u: String| {
+        let u = decode_entities(u.trim());
+        (u.starts_with("http://") || u.starts_with("https://"))
+            .then_some(u)
+            .filter(|u| url_host(u).is_some())
+    };
+    let canonical = tags(b"<link")
+        .filter(|tag| {
+            attribute(tag, b"rel").is_some_and(|rel| {
+                rel.split_ascii_whitespace()
+                    .any(|r| r.eq_ignore_ascii_case("canonical"))
+            })
+        })
+        .find_map(|tag| attribute(tag, b"href").and_then(absolute));
+    canonical.or_else(|| {
+        tags(b"<meta")
+            .filter(|tag| {
+                attribute(tag, b"property").is_some_and(|p| p.eq_ignore_ascii_case("og:url"))
+            })
+            .find_map(|tag| attribute(tag, b"content").and_then(absolute))
+    })
 }
 
-impl TokenOverlap {
-    pub fn of(predicted: &str, gold: &str) -> TokenOverlap {
-        let mut available: std::collections::HashMap<String, u64> = Default::default();
-        let mut count = TokenOverlap::default();
-        for token in tokens(gold) {
-            *available.entry(token).or_default() += 1;
-            count.gold += 1;
-        }
-        for token in tokens(predicted) {
-            count.predicted += 1;
-            if let Some(left) = available.get_mut(&token).filter(|n| **n > 0) {
-                *left -= 1;
-                count.matched += 1;
-            }
-        }
-        count
-    }
+// ------------------------------------------------------------------------------------------
+// tokens
 
-    /// Token F1; by textf1.py's convention an empty gold scores 1 if the prediction is empty
-    /// too, else 0.
-    pub fn f1(&self) -> f64 {
-        if self.gold == 0 {
-            return if self.predicted == 0 { 1.0 } else { 0.0 };
-        }
-        2.0 * self.matched as f64 / (self.predicted + self.gold) as f64
-    }
-
-    pub fn add(&mut self, other: TokenOverlap) {
-        self.matched += other.matched;
-        self.predicted += other.predicted;
-        self.gold += other.gold;
-    }
-}
-
-fn is_word_char(c: char) -> bool {
-    c == '_'
-        || c.is_alphanumeric()
-        || matches!(c,
-            '\u{0300}'..='\u{036f}'
-            | '\u{1ab0}'..='\u{1aff}'
-            | '\u{1dc0}'..='\u{1dff}'
-            | '\u{20d0}'..='\u{20ff}'
-            | '\u{fe20}'..='\u{fe2f}')
-}
+// The token metric lives with the content model, which is trained and judged by it.
+pub use stencil_operators::content::align::{tokens, TokenOverlap};
 
 // ------------------------------------------------------------------------------------------
 // helpers
@@ -972,6 +1068,80 @@ mod tests {
         // b: two bad gzip files; c: no annotated file; d: a path; e: no host.
         assert_eq!(loaded.skipped.len(), 5, "{:?}", loaded.skipped);
         assert_eq!(l3s_gn1_with_skips(&dir).skipped.len(), 1);
+    }
+
+    #[test]
+    fn wcxb_pages_declare_their_url() {
+        let page = concat!(
+            r#"<html><head><meta property="og:url" content="https://b.test/og">"#,
+            r#"<link href="/rel" rel=canonical>"#,
+            r#"<LINK REL="alternate canonical" HREF="https://A.test/x?a=1&amp;b=2">"#,
+        );
+        assert_eq!(
+            declared_url(page.as_bytes()).as_deref(),
+            Some("https://A.test/x?a=1&b=2")
+        );
+        assert_eq!(
+            declared_url(br#"<meta property='og:url' content='http://b.test/og'>"#).as_deref(),
+            Some("http://b.test/og")
+        );
+        assert_eq!(declared_url(b"<link rel=canonical href=/x><title>x"), None);
+    }
+
+    /// The counts `../shared/data/wcxb-dev/README.txt` and `manifest.tsv` promise.
+    #[test]
+    fn wcxb_dev_pages_and_types() {
+        let Some(dir) = crate::shared_dir("data/wcxb-dev") else {
+            return;
+        };
+        let loaded = wcxb_dev_with_skips(&dir);
+        assert!(loaded.skipped.is_empty(), "skipped: {:?}", loaded.skipped);
+        let pages = loaded.pages;
+        assert_eq!(pages.len(), 1_358);
+        let mut types: BTreeMap<&str, usize> = BTreeMap::new();
+        for page in &pages {
+            assert!(!page.page_type.is_empty(), "{} has no page type", page.id);
+            *types.entry(page.page_type.as_str()).or_default() += 1;
+        }
+        let expected = [
+            ("article", 711),
+            ("collection", 91),
+            ("documentation", 89),
+            ("forum", 112),
+            ("listing", 98),
+            ("product", 92),
+            ("service", 165),
+        ];
+        assert_eq!(types, BTreeMap::from(expected));
+        assert_eq!(pages.iter().filter(|p| p.spa).count(), 19);
+        // Gold: missing on two pages, empty on the JavaScript shells only.
+        let missing: Vec<&str> = pages
+            .iter()
+            .filter(|p| p.gold_text.is_none())
+            .map(|p| p.id.as_str())
+            .collect();
+        assert_eq!(missing, ["4802", "4893"]);
+        for page in &pages {
+            if page
+                .gold_text
+                .as_deref()
+                .is_some_and(|g| g.trim().is_empty())
+            {
+                assert!(page.spa, "{}: empty gold on a non-spa page", page.id);
+            }
+        }
+        assert!(pages.iter().all(|p| !p.html.is_empty()));
+        assert!(pages.iter().filter(|p| !p.with.is_empty()).count() > 1_300);
+        // URLs distinct, three not in the manifest.
+        let urls: std::collections::BTreeSet<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+        assert_eq!(urls.len(), pages.len());
+        let url = |id: &str| pages.iter().find(|p| p.id == id).unwrap().url.as_str();
+        assert_eq!(url("0551"), "https://wcxb-dev.invalid/0551");
+        assert_eq!(
+            url("4281"),
+            "https://www.protiviti.com/us-en/cybersecurity-consulting"
+        );
+        assert_eq!(url("0001").split('/').nth(2), Some("scratchculinary.com"));
     }
 
     #[test]

@@ -145,6 +145,9 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
     let params = segmentation::Params::default();
     let (mut features_s, mut score_s) = (f64::INFINITY, f64::INFINITY);
     let (mut smooth_s, mut clean_s) = (f64::INFINITY, f64::INFINITY);
+    let content_model = stencil_operators::content::ContentModel::shipped();
+    let (mut blocks_s, mut content_features_s, mut trees_s, mut content_clean_s) =
+        (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
     // Per page: the fastest smoothing over the rounds, and what the smoothing looked like
     // (the same in every round).
     let mut page_smooth_s = vec![f64::INFINITY; doms.len()];
@@ -152,6 +155,7 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
     let mut cleaned_bytes = 0usize;
     for round in 0..args.rounds.max(1) {
         let (mut f_s, mut s_s, mut m_s, mut c_s) = (0.0, 0.0, 0.0, 0.0);
+        let (mut b_s, mut cf_s, mut t_s, mut cc_s) = (0.0, 0.0, 0.0, 0.0);
         for (k, (d, p)) in doms.iter().zip(&pages).enumerate() {
             let sums = subtree::summarize(d, &p.host);
             let start = Instant::now();
@@ -175,7 +179,44 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
                 cleaned_bytes += text.len();
             }
             std::hint::black_box((scores, seg, text));
+
+            // The main-content model (what `cleaned_text` is made with): blocks, their
+            // features, the trees, the calls and the text.
+            let start = Instant::now();
+            let blocks = stencil_operators::content::blocks::blocks(d);
+            let featured = Instant::now();
+            let context = stencil_operators::content::Context {
+                url: &p.url,
+                site_inside: None,
+            };
+            let rows = stencil_operators::content::features::compute(d, &sums, &blocks, context);
+            let treed = Instant::now();
+            let probability = content_model.probabilities(&rows);
+            let cleaning = Instant::now();
+            let judgement = stencil_operators::content::Judgement {
+                content: stencil_operators::content::decide(
+                    d,
+                    &sums,
+                    &blocks,
+                    &probability,
+                    content_model.threshold,
+                    Default::default(),
+                ),
+                blocks,
+                probability,
+            };
+            let text = segmentation::cleaned_text(d, &judgement.drop_marks(), 0.5);
+            let end = Instant::now();
+            b_s += (featured - start).as_secs_f64();
+            cf_s += (treed - featured).as_secs_f64();
+            t_s += (cleaning - treed).as_secs_f64();
+            cc_s += (end - cleaning).as_secs_f64();
+            std::hint::black_box((rows, judgement, text));
         }
+        blocks_s = blocks_s.min(b_s);
+        content_features_s = content_features_s.min(cf_s);
+        trees_s = trees_s.min(t_s);
+        content_clean_s = content_clean_s.min(cc_s);
         features_s = features_s.min(f_s);
         score_s = score_s.min(s_s);
         smooth_s = smooth_s.min(m_s);
@@ -223,7 +264,16 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
     row("arena + aggregates → classifier features", features_s);
     row("features → scores (shipped model)", score_s);
     row("scores → smoothing + sections", smooth_s);
-    row("smoothed → cleaned text", clean_s);
+    row(
+        "smoothed → template cleaned text (--cleaned-text template)",
+        clean_s,
+    );
+    row("arena → text blocks (content model)", blocks_s);
+    row("blocks → content features", content_features_s);
+    row("content features → probabilities (shipped trees)", trees_s);
+    row("probabilities → calls + cleaned text", content_clean_s);
+    let content_s = blocks_s + content_features_s + trees_s + content_clean_s;
+    row("content model, all four", content_s);
     row("parse + hashes", parse_s + hash_s);
     let up_to_scores = parse_s + hash_s + features_s + score_s;
     row("parse + hashes + features + scores", up_to_scores);
@@ -237,8 +287,8 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
         framing_s + decode_s + up_to_scores,
     );
     row(
-        "all stages",
-        framing_s + decode_s + up_to_scores + smooth_s + clean_s,
+        "all stages (template view + main content)",
+        framing_s + decode_s + up_to_scores + smooth_s + content_s,
     );
     println!(
         "\nframing + gzip: {:.1} MB/s of WARC, {:.1} MB/s of compressed input",

@@ -70,6 +70,7 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
     read.map_err(|e| format!("{source}: {e}"))?;
     let bytes = html_of(bytes, &source, &limits)?;
     let options = args.page_args.options()?;
+    let content_model = args.page_args.content_model()?;
     let host = url::Url::parse(&args.url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
@@ -82,7 +83,15 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
         let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
         crate::crash::enter("hashes", &args.url);
         let sums = summarize(&dom, &host);
-        super::page::analyse(&dom, &sums, &scorer, None, options, &args.url)
+        super::page::analyse(
+            &dom,
+            &sums,
+            &scorer,
+            &content_model,
+            None,
+            options,
+            &args.url,
+        )
     })
     .map_err(|panic| {
         format!(

@@ -40,6 +40,7 @@ use std::time::Instant;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use stencil_operators::contain::{contain, Panic};
+use stencil_operators::content::ContentModel;
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::inventory::{for_each_record, Inventory, RecordEntry};
 use stencil_operators::labels::Scheme;
@@ -145,6 +146,13 @@ pub struct PageArgs {
     /// boilerplate inside content (share bars, "Advertisement"). Above 1 = off.
     #[arg(long, default_value_t = DEFAULT_HIDDEN_THRESHOLD)]
     pub hidden_threshold: f32,
+    /// A main-content model written by `stencil train-content`; the shipped one when absent.
+    #[arg(long)]
+    pub content_model: Option<PathBuf>,
+    /// What cleaned_text is made from: the main-content model's blocks, or everything the
+    /// template model leaves (the cleaned text before the content model, for comparisons).
+    #[arg(long, value_enum, default_value_t = page::CleanedFrom::Content)]
+    pub cleaned_text: page::CleanedFrom,
 }
 
 impl PageArgs {
@@ -165,7 +173,20 @@ impl PageArgs {
             site_weight: self.site_weight,
             basic: self.basic,
             hidden_threshold: (self.hidden_threshold <= 1.0).then_some(self.hidden_threshold),
+            cleaned_from: self.cleaned_text,
         })
+    }
+
+    /// `--content-model`, or the model shipped in the binary.
+    pub fn content_model(&self) -> Result<ContentModel, String> {
+        match &self.content_model {
+            Some(path) => {
+                let json = std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                ContentModel::from_json(&json).map_err(|e| format!("{}: {e}", path.display()))
+            }
+            None => Ok(ContentModel::shipped()),
+        }
     }
 }
 
@@ -231,6 +252,8 @@ struct Job {
     plan: ModelPlan,
     smoothing: crate::score::Smoothing,
     options: page::Options,
+    /// The main-content model, the same on every worker (shipped, or --content-model).
+    content: ContentModel,
     training_rows: TrainingRows,
     /// Each worker's share of the memory budget, and where it spills.
     worker_budget: usize,
@@ -329,6 +352,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         plan,
         smoothing,
         options: args.page.options()?,
+        content: args.page.content_model()?,
         training_rows: match (site.no_training, args.all_training_rows) {
             (true, _) => TrainingRows::None,
             (false, false) => TrainingRows::Sampled,
@@ -377,6 +401,7 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         plan: ModelPlan::Given(model, source),
         smoothing,
         options: args.page.options()?,
+        content: args.page.content_model()?,
         training_rows: TrainingRows::None,
         memory_budget: 0,
         spill_dir: None,
@@ -480,6 +505,7 @@ struct Setup<'a> {
     plan: ModelPlan,
     smoothing: crate::score::Smoothing,
     options: page::Options,
+    content: ContentModel,
     training_rows: TrainingRows,
     memory_budget: u64,
     spill_dir: Option<PathBuf>,
@@ -516,6 +542,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         plan: setup.plan,
         smoothing: setup.smoothing,
         options: setup.options,
+        content: setup.content,
         training_rows: setup.training_rows,
         worker_budget: (setup.memory_budget / workers as u64) as usize,
         spill_dir: setup.spill_dir.unwrap_or_else(|| setup.out.join(".spill")),
@@ -993,6 +1020,7 @@ fn finish(kept: Kept, roots: Option<Vec<u32>>, scorer: &Scorer, job: &Job) -> Fi
             &dom,
             &sums,
             scorer,
+            &job.content,
             inside.as_deref(),
             job.options,
             &meta.url,
@@ -1229,6 +1257,20 @@ fn write_run_json(
         map.insert("threshold".into(), as_given(job.smoothing.threshold));
         map.insert("site_weight".into(), as_given(job.options.site_weight));
         map.insert("basic".into(), job.options.basic.into());
+        map.insert(
+            "content_model".into(),
+            job.content
+                .training
+                .get("source")
+                .cloned()
+                .unwrap_or_else(|| "shipped".into()),
+        );
+        map.insert(
+            "cleaned_text".into(),
+            format!("{:?}", job.options.cleaned_from)
+                .to_lowercase()
+                .into(),
+        );
         map.insert(
             "hidden_threshold".into(),
             job.options.hidden_threshold.map(as_given).into(),

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use stencil_operators::content::{self, ContentModel, Context};
 use stencil_operators::dom::Dom;
 use stencil_operators::features;
 use stencil_operators::fractions::{self, Fractions};
@@ -24,7 +25,20 @@ pub struct Analysis {
     /// Smoothed ≥ τ, for every node.
     pub template: Vec<bool>,
     pub fractions: Fractions,
+    /// Visible characters of the blocks the main-content model kept, and of their links.
+    pub main_content_chars: u64,
+    pub main_content_anchor_chars: u64,
     pub cleaned_text: String,
+}
+
+/// What `cleaned_text` is made from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum CleanedFrom {
+    /// The main-content model's blocks (the default).
+    #[default]
+    Content,
+    /// Everything the template model leaves (the cleaned text before the content model).
+    Template,
 }
 
 /// How a page's scores become template calls, besides the smoothing parameters.
@@ -40,16 +54,19 @@ pub struct Options {
     /// Hidden elements (too small to be smoothed) scored at least this are template with
     /// their subtree, whatever their section (`segmentation::with_confident_hidden`).
     pub hidden_threshold: Option<f32>,
+    pub cleaned_from: CleanedFrom,
 }
 
 /// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
 /// site-level templates (when the host has statistics), for `options.site_weight` (the
 /// "Smooth + site" variant measured in docs/evaluation.md). `url` names the page to the stage
 /// markers of contained work (`crate::crash::enter`).
+#[allow(clippy::too_many_arguments)]
 pub fn analyse(
     dom: &Dom,
     sums: &[Subtree],
     scorer: &Scorer,
+    content_model: &ContentModel,
     site_inside: Option<&[bool]>,
     options: Options,
     url: &str,
@@ -89,10 +106,19 @@ pub fn analyse(
         _ => Cow::Borrowed(&segmentation.smoothed),
     };
     let template: Vec<bool> = calls.iter().map(|&y| y >= smoothing.threshold).collect();
+    enter("content", url);
+    let context = Context { url, site_inside };
+    let judgement = content::judge(dom, sums, context, content_model);
     enter("cleaned text", url);
+    let cleaned_text = match options.cleaned_from {
+        CleanedFrom::Content => segmentation::cleaned_text(dom, &judgement.drop_marks(), 0.5),
+        CleanedFrom::Template => segmentation::cleaned_text(dom, &calls, smoothing.threshold),
+    };
     Analysis {
         fractions: fractions::of(dom, sums, &template),
-        cleaned_text: segmentation::cleaned_text(dom, &calls, smoothing.threshold),
+        main_content_chars: judgement.main_content_chars(),
+        main_content_anchor_chars: judgement.main_content_anchor_chars(),
+        cleaned_text,
         scores,
         segmentation,
         template,
@@ -170,6 +196,14 @@ pub fn page_row(
             .title()
             .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")),
         segments: analysis.segmentation.sections.len() as u32,
+        content_fractions: [
+            share(analysis.main_content_chars, total.text_chars.into()),
+            share(
+                analysis.main_content_anchor_chars,
+                total.anchor_text_chars.into(),
+            ),
+        ],
+        main_content_chars: analysis.main_content_chars,
         fractions: [
             page.text,
             page.anchor_text,
@@ -181,6 +215,10 @@ pub fn page_row(
         ],
         cleaned_text: analysis.cleaned_text,
     }
+}
+
+fn share(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| (part as f64 / whole as f64).min(1.0))
 }
 
 /// A page's fractions as the bits `hosts` averages (see `site::dataflow::HostFact`).

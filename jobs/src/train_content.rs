@@ -1,0 +1,532 @@
+//! `stencil train-content`: fits the main-content model (`stencil_operators::content`) to
+//! human gold, and measures it host-disjoint.
+//!
+//! Input: WARC files and a manifest of gold texts (`url`, `gold_path`, and optionally `source`
+//! and `page_type`, tab-separated with a header: what `stencil_tests::end_to_end::build`
+//! writes for the shared data sets). Every page of the WARCs takes part in the site-level
+//! statistics, as in `stencil run`, so a block inside a host's template carries that evidence;
+//! the pages with gold are the examples.
+//!
+//! Hosts are split into `--folds` folds by a hash of the host: each fold's pages are judged by
+//! a model fitted on the other folds only, and the report (per source and page type: micro and
+//! macro token F1 of the cleaned text, gold lost, pages emptied) is over those held-out calls.
+//! The model written is then fitted on every page. The same input and parameters give the same
+//! model, byte for byte: the trees are fitted single-threaded with a fixed seed.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use forust_ml::{GradientBooster, Matrix};
+use stencil_operators::content::align::{block_gold, BlockGold, TokenOverlap};
+use stencil_operators::content::features::{Row, COUNT};
+use stencil_operators::content::forest::{ContentModel, Tree};
+use stencil_operators::content::{self, Blocks, Context, Judgement, Rule};
+use stencil_operators::dom::Dom;
+use stencil_operators::inventory::{self, Inventory, Share};
+use stencil_operators::segmentation;
+use stencil_operators::site_level::{self, site_of, url_key, Fingerprints, PageFingerprints};
+use stencil_operators::subtree::summarize;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::{files, LimitArgs};
+
+#[derive(Args)]
+pub struct TrainContentArgs {
+    /// WARC files (.warc, .warc.gz) or directories holding them.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Gold manifest: tab-separated, with a header naming `url` and `gold_path` (a UTF-8 text
+    /// file of the page's main content), optionally `source` and `page_type`.
+    #[arg(long)]
+    pub gold: PathBuf,
+    /// Where to write the model (JSON; `--content-model` of run, apply and clean reads it).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Host-disjoint folds for the held-out report (0: no report, fit only).
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// Also write the report as JSON here.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Write each gold page's held-out cleaned text here, as `<gold file stem>.txt` (what
+    /// `textf1.py --pred-dir` and `docs/bench/side_by_side.py` read).
+    #[arg(long)]
+    pub predictions: Option<PathBuf>,
+    /// Boosting rounds.
+    #[arg(long, default_value_t = 200)]
+    pub iterations: usize,
+    #[arg(long, default_value_t = 0.15)]
+    pub learning_rate: f32,
+    #[arg(long, default_value_t = 6)]
+    pub max_depth: usize,
+    /// Minimum summed hessian in a leaf.
+    #[arg(long, default_value_t = 5.0)]
+    pub min_leaf_weight: f32,
+    /// A block weighs its token count to this power in the fit (1: as the token F1 counts it;
+    /// 0: every block alike).
+    #[arg(long, default_value_t = 0.5)]
+    pub weight_power: f64,
+    /// Let long pages weigh more in the fit. By default every page weighs the same (each
+    /// block's weight divided by its page's total), as the macro F1 counts pages.
+    #[arg(long)]
+    pub long_pages_weigh_more: bool,
+    /// A block is content when at least this share of its tokens is in the gold.
+    #[arg(long, default_value_t = 0.5)]
+    pub label_share: f32,
+    /// Skip the final fit on every page (report only).
+    #[arg(long)]
+    pub no_model: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// One page with gold, ready to fit and judge.
+struct Example {
+    url: String,
+    host: String,
+    /// Whether each node is inside a site-level template (hosts with statistics only).
+    site_inside: Option<Vec<bool>>,
+    site: String,
+    source: String,
+    page_type: String,
+    stem: String,
+    gold: String,
+    dom: Dom,
+    blocks: Blocks,
+    rows: Vec<Row>,
+    labels: Vec<BlockGold>,
+}
+
+struct GoldEntry {
+    path: PathBuf,
+    source: String,
+    page_type: String,
+}
+
+pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
+    let gold = read_manifest(&args.gold)?;
+    let inputs = files::collect(&args.paths)?;
+    let examples = load(&inputs, &gold, args)?;
+    eprintln!(
+        "train-content: {} pages with gold, {} blocks",
+        examples.len(),
+        examples.iter().map(|e| e.rows.len()).sum::<usize>()
+    );
+    if examples.is_empty() {
+        return Err("no page of the WARCs has gold in the manifest".into());
+    }
+    let mut training = serde_json::Map::new();
+    training.insert("pages".into(), examples.len().into());
+    training.insert("parameters".into(), parameters(args));
+    if args.folds >= 2 {
+        let probabilities = cross_validate(&examples, args)?;
+        // Every rule on the same held-out probabilities; the shipped rule's figures in full.
+        for rule in Rule::ALL.into_iter().filter(|&r| r != Rule::default()) {
+            let judged: Vec<Judged> = examples
+                .iter()
+                .zip(&probabilities)
+                .map(|(e, p)| judged(e, p.clone(), rule))
+                .collect();
+            print!(
+                "{}",
+                Report::of(&examples, &judged).table_for(&format!("{rule:?}"))
+            );
+        }
+        let held_out: Vec<Judged> = examples
+            .iter()
+            .zip(probabilities)
+            .map(|(e, p)| judged(e, p, Rule::default()))
+            .collect();
+        let report = Report::of(&examples, &held_out);
+        print!(
+            "{}",
+            report.table_for(&format!("{:?} (shipped)", Rule::default()))
+        );
+        if let Some(dir) = &args.predictions {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for (example, judged) in examples.iter().zip(&held_out) {
+                let path = dir.join(format!("{}.txt", example.stem));
+                std::fs::write(&path, &judged.text)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+        let json = report.json();
+        if let Some(path) = &args.report {
+            std::fs::write(
+                path,
+                serde_json::to_string_pretty(&json).unwrap_or_default(),
+            )
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        training.insert("held_out".into(), json);
+    }
+    if !args.no_model {
+        let all: Vec<usize> = (0..examples.len()).collect();
+        let mut model = fit(&examples, &all, args)?;
+        model.training = serde_json::Value::Object(training);
+        std::fs::write(&args.out, model.to_json() + "\n")
+            .map_err(|e| format!("{}: {e}", args.out.display()))?;
+        eprintln!("train-content: model written to {}", args.out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parameters(args: &TrainContentArgs) -> serde_json::Value {
+    serde_json::json!({
+        "folds": args.folds,
+        "iterations": args.iterations,
+        "learning_rate": args.learning_rate,
+        "max_depth": args.max_depth,
+        "min_leaf_weight": args.min_leaf_weight,
+        "weight_power": args.weight_power,
+        "label_share": args.label_share,
+        "equal_pages": !args.long_pages_weigh_more,
+    })
+}
+
+fn read_manifest(path: &Path) -> Result<HashMap<String, GoldEntry>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name);
+    let (Some(url), Some(gold)) = (column("url"), column("gold_path")) else {
+        return Err(format!(
+            "{}: the header must name url and gold_path",
+            path.display()
+        ));
+    };
+    let (source, page_type) = (column("source"), column("page_type"));
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut out = HashMap::new();
+    for line in lines {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let field = |i: Option<usize>| i.and_then(|i| fields.get(i)).map_or("", |s| s.trim());
+        let (url, gold) = (field(Some(url)), field(Some(gold)));
+        if url.is_empty() || gold.is_empty() {
+            continue;
+        }
+        let page_type = match field(page_type) {
+            "-" => "",
+            t => t,
+        };
+        out.insert(
+            url.to_string(),
+            GoldEntry {
+                path: base.join(gold),
+                source: field(source).to_string(),
+                page_type: page_type.to_string(),
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Reads every page once: site-level fingerprints for all, features and gold labels for the
+/// pages with gold.
+fn load(
+    inputs: &[PathBuf],
+    gold: &HashMap<String, GoldEntry>,
+    args: &TrainContentArgs,
+) -> Result<Vec<Example>, String> {
+    let limits = args.limits.limits();
+    let params = site_level::Params::default();
+    let kind = Fingerprints::Subtrees;
+    let mut prints = Vec::new();
+    let mut kept: Vec<(String, String, Dom)> = Vec::new();
+    let mut inventory = Inventory::default();
+    for path in inputs {
+        inventory::for_each_page(
+            path,
+            &limits,
+            Share::WHOLE,
+            &mut inventory,
+            |page, dom| {
+                let sums = summarize(dom, &page.host);
+                prints.push(PageFingerprints {
+                    host: site_of(&page.host).to_string(),
+                    url_key: url_key(&page.url),
+                    fingerprints: site_level::fingerprints(dom, &sums, kind),
+                });
+                if gold.contains_key(&page.url) {
+                    kept.push((page.url.clone(), page.host.clone(), dom.clone()));
+                }
+            },
+            |_| {},
+        )
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let hosts = site_level::learn(prints, &params, kind);
+    let mut examples = Vec::with_capacity(kept.len());
+    for (url, host, dom) in kept {
+        let Some(entry) = gold.get(&url) else {
+            continue;
+        };
+        let gold_text = std::fs::read_to_string(&entry.path)
+            .map_err(|e| format!("{}: {e}", entry.path.display()))?;
+        let sums = summarize(&dom, &host);
+        let site = site_of(&host).to_string();
+        let inside = hosts.get(&site).filter(|m| m.labelled).map(|model| {
+            let roots = site_level::template_roots(&dom, &sums, model, kind);
+            site_level::inside_templates(&dom, &roots)
+        });
+        let blocks = content::blocks::blocks(&dom);
+        let context = Context {
+            url: &url,
+            site_inside: inside.as_deref(),
+        };
+        let rows = content::features::compute(&dom, &sums, &blocks, context);
+        let labels = block_gold(&dom, &blocks, &gold_text);
+        let stem = entry
+            .path
+            .file_stem()
+            .map_or_else(|| url.clone(), |s| s.to_string_lossy().into_owned());
+        examples.push(Example {
+            site_inside: inside.clone(),
+            url,
+            host: host.clone(),
+            site,
+            source: entry.source.clone(),
+            page_type: entry.page_type.clone(),
+            stem,
+            gold: gold_text,
+            dom,
+            blocks,
+            rows,
+            labels,
+        });
+    }
+    // WARC order depends on how the crawl was written; the fit must not.
+    examples.sort_by(|a, b| a.url.cmp(&b.url));
+    Ok(examples)
+}
+
+fn fold_of(site: &str, folds: usize) -> usize {
+    (xxh3_64(site.as_bytes()) % folds as u64) as usize
+}
+
+/// Fits the trees on the blocks of the pages `pages` (indices into `examples`).
+fn fit(
+    examples: &[Example],
+    pages: &[usize],
+    args: &TrainContentArgs,
+) -> Result<ContentModel, String> {
+    let rows: usize = pages.iter().map(|&p| examples[p].rows.len()).sum();
+    let mut columns = vec![0f64; rows * COUNT];
+    let mut y = Vec::with_capacity(rows);
+    let mut weight = Vec::with_capacity(rows);
+    let mut r = 0;
+    for &p in pages {
+        let example = &examples[p];
+        let block_weight =
+            |label: &BlockGold| f64::from(label.tokens.max(1)).powf(args.weight_power);
+        // Equal pages: each page's blocks sum to the mean block count's worth of weight.
+        let page_scale = if !args.long_pages_weigh_more {
+            let total: f64 = example.labels.iter().map(block_weight).sum();
+            100.0 / total.max(1e-9)
+        } else {
+            1.0
+        };
+        for (row, label) in example.rows.iter().zip(&example.labels) {
+            for (f, &value) in row.iter().enumerate() {
+                columns[f * rows + r] = f64::from(value);
+            }
+            y.push(f64::from(u8::from(label.share() >= args.label_share)));
+            weight.push(block_weight(label) * page_scale);
+            r += 1;
+        }
+    }
+    let matrix = Matrix::new(&columns, rows, COUNT);
+    let mut booster = GradientBooster::default()
+        .set_iterations(args.iterations)
+        .set_learning_rate(args.learning_rate)
+        .set_max_depth(args.max_depth)
+        .set_min_leaf_weight(args.min_leaf_weight)
+        .set_parallel(false)
+        .set_seed(0);
+    booster
+        .fit(&matrix, &y, &weight, None)
+        .map_err(|e| format!("fitting the content model: {e}"))?;
+    let trees = booster
+        .trees
+        .iter()
+        .map(export)
+        .collect::<Result<Vec<_>, _>>()?;
+    ContentModel::new(booster.base_score, 0.5, trees)
+}
+
+/// forust's tree in the shipped form (`content::forest::Tree`).
+fn export(tree: &forust_ml::tree::Tree) -> Result<Tree, String> {
+    let n = tree.nodes.len();
+    let mut out = Tree {
+        feature: vec![0; n],
+        threshold: vec![0.0; n],
+        left: vec![0; n],
+        right: vec![0; n],
+        value: vec![0.0; n],
+        leaf: vec![true; n],
+    };
+    for node in &tree.nodes {
+        let i = node.num;
+        if i >= n {
+            return Err(format!("tree node {i} of {n}"));
+        }
+        out.value[i] = node.weight_value;
+        out.leaf[i] = node.is_leaf;
+        if !node.is_leaf {
+            out.feature[i] = node.split_feature as u16;
+            out.threshold[i] = node.split_value;
+            out.left[i] = node.left_child as u32;
+            out.right[i] = node.right_child as u32;
+        }
+    }
+    Ok(out)
+}
+
+/// A held-out judgement of one page.
+struct Judged {
+    text: String,
+    overlap: TokenOverlap,
+}
+
+fn judged(example: &Example, probability: Vec<f32>, rule: Rule) -> Judged {
+    let sums = summarize(&example.dom, &example.host);
+    let mut content = content::decide(
+        &example.dom,
+        &sums,
+        &example.blocks,
+        &probability,
+        0.5,
+        rule,
+    );
+    content::facts::keep_facts(
+        &example.dom,
+        &example.blocks,
+        example.site_inside.as_deref(),
+        &mut content,
+    );
+    let judgement = Judgement {
+        blocks: example.blocks.clone(),
+        probability,
+        content,
+    };
+    let text = segmentation::cleaned_text(&example.dom, &judgement.drop_marks(), 0.5);
+    let overlap = TokenOverlap::of(&text, &example.gold);
+    Judged { text, overlap }
+}
+
+/// Held-out probabilities of every block of every page.
+fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<Vec<f32>>, String> {
+    let mut out: Vec<Option<Vec<f32>>> = (0..examples.len()).map(|_| None).collect();
+    for fold in 0..args.folds {
+        let (held, train): (Vec<usize>, Vec<usize>) =
+            (0..examples.len()).partition(|&p| fold_of(&examples[p].site, args.folds) == fold);
+        if held.is_empty() {
+            continue;
+        }
+        let model = fit(examples, &train, args)?;
+        eprintln!(
+            "train-content: fold {fold}: {} pages held out, fitted on {}",
+            held.len(),
+            train.len()
+        );
+        for p in held {
+            out[p] = Some(model.probabilities(&examples[p].rows));
+        }
+    }
+    out.into_iter()
+        .map(|j| j.ok_or_else(|| "a page in no fold".to_string()))
+        .collect()
+}
+
+/// Held-out figures of one group of pages.
+#[derive(Default, Clone, Copy)]
+struct Figures {
+    pages: usize,
+    micro: TokenOverlap,
+    f1_sum: f64,
+    emptied: usize,
+}
+
+impl Figures {
+    fn add(&mut self, overlap: TokenOverlap) {
+        self.pages += 1;
+        self.micro.add(overlap);
+        self.f1_sum += overlap.f1();
+        if overlap.predicted == 0 && overlap.gold > 0 {
+            self.emptied += 1;
+        }
+    }
+
+    fn macro_f1(&self) -> f64 {
+        self.f1_sum / self.pages.max(1) as f64
+    }
+}
+
+struct Report {
+    groups: BTreeMap<String, Figures>,
+}
+
+impl Report {
+    fn of(examples: &[Example], judged: &[Judged]) -> Report {
+        let mut groups: BTreeMap<String, Figures> = BTreeMap::new();
+        for (example, judged) in examples.iter().zip(judged) {
+            groups.entry("all".into()).or_default().add(judged.overlap);
+            groups
+                .entry(example.source.clone())
+                .or_default()
+                .add(judged.overlap);
+            if !example.page_type.is_empty() {
+                groups
+                    .entry(format!("{}/{}", example.source, example.page_type))
+                    .or_default()
+                    .add(judged.overlap);
+            }
+        }
+        Report { groups }
+    }
+
+    fn table_for(&self, rule: &str) -> String {
+        let mut out = format!(
+            "held out (host-disjoint), {rule}\n{:<30} pages  micro P  micro R  micro F1  macro F1  gold lost  emptied\n",
+            "group"
+        );
+        for (name, f) in &self.groups {
+            let _ = writeln!(
+                out,
+                "{name:<30} {:>5}  {:>7.3}  {:>7.3}  {:>8.3}  {:>8.3}  {:>9.3}  {:>7}",
+                f.pages,
+                f.micro.precision(),
+                f.micro.recall(),
+                f.micro.f1(),
+                f.macro_f1(),
+                1.0 - f.micro.recall(),
+                f.emptied
+            );
+        }
+        out
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let groups: serde_json::Map<String, serde_json::Value> = self
+            .groups
+            .iter()
+            .map(|(name, f)| {
+                (
+                    name.clone(),
+                    serde_json::json!({
+                        "pages": f.pages,
+                        "micro_precision": f.micro.precision(),
+                        "micro_recall": f.micro.recall(),
+                        "micro_f1": f.micro.f1(),
+                        "macro_f1": f.macro_f1(),
+                        "emptied": f.emptied,
+                    }),
+                )
+            })
+            .collect();
+        serde_json::Value::Object(groups)
+    }
+}

@@ -1,0 +1,254 @@
+//! The main-content model as a user meets it: `stencil train-content` fits a model to gold
+//! texts (deterministically, with a held-out report), `run` and `clean` take it with
+//! `--content-model`, and `pages` carries the model's view beside the template model's.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use common::{check, crawl, scratch, stencil};
+
+/// A page of host `h`: a menu and footer (the same on every page of a host), a story of its
+/// own, and a list of links to other stories (different on every page, so no site-level
+/// template: what only a main-content model removes).
+fn page(h: usize, p: usize) -> (String, String, String) {
+    let url = format!("https://site{h}.example/news/{p}/story.html");
+    let story: Vec<String> = (0..4)
+        .map(|k| {
+            format!(
+                "Paragraph {k} of story {p} on site {h} tells, at some length and with commas, \
+                 what happened in town {} on day {} and why it matters to readers.",
+                h * 7 + p,
+                k + p
+            )
+        })
+        .collect();
+    let related: String = (1..=5)
+        .map(|k| {
+            format!(
+                "<li><a href=/news/{}>Read also: headline number {}</a></li>",
+                p + k,
+                p * 10 + k
+            )
+        })
+        .collect();
+    let html = format!(
+        "<html><head><title>Story {p}</title></head><body>\
+         <div class=menu><a href=/>Home</a> | <a href=/news>News</a> | <a href=/sport>Sport</a></div>\
+         <div class=story><h1>Story {p} of site {h}</h1><p>{}</p></div>\
+         <div class=more><h3>More stories</h3><ul>{related}</ul></div>\
+         <div class=bottom>Copyright site {h}. All rights reserved.</div></body></html>",
+        story.join("</p><p>")
+    );
+    let gold = format!("Story {p} of site {h}\n\n{}", story.join("\n\n"));
+    (url, html, gold)
+}
+
+/// A WARC of 12 hosts × 4 pages and a gold manifest for it.
+fn gold_crawl(dir: &Path) -> (PathBuf, PathBuf) {
+    let mut writer = stencil_operators::warc::write::WarcWriter::new(Vec::new(), true);
+    let mut manifest = String::from("url\tgold_path\tsource\tpage_type\n");
+    std::fs::create_dir_all(dir.join("gold")).unwrap();
+    for h in 0..12 {
+        for p in 0..4 {
+            let (url, html, gold) = page(h, p);
+            common::write_page(&mut writer, &url, &html);
+            let gold_path = dir.join("gold").join(format!("h{h}p{p}.txt"));
+            std::fs::write(&gold_path, gold).unwrap();
+            let kind = if h % 2 == 0 { "article" } else { "listing" };
+            writeln!(
+                manifest,
+                "{url}\t{}\tsynthetic\t{kind}",
+                gold_path.display()
+            )
+            .unwrap();
+        }
+    }
+    let warc = dir.join("gold.warc.gz");
+    std::fs::write(&warc, writer.into_inner()).unwrap();
+    let manifest_path = dir.join("manifest.tsv");
+    std::fs::write(&manifest_path, manifest).unwrap();
+    (warc, manifest_path)
+}
+
+fn train(warc: &Path, manifest: &Path, out: &Path, extra: &[&str]) -> String {
+    check(
+        stencil()
+            .arg("train-content")
+            .arg(warc)
+            .arg("--gold")
+            .arg(manifest)
+            .arg("--out")
+            .arg(out)
+            .args([
+                "--iterations",
+                "60",
+                "--learning-rate",
+                "0.3",
+                "--min-leaf-weight",
+                "1",
+            ])
+            .args(extra)
+            .output()
+            .unwrap(),
+    )
+}
+
+#[test]
+fn train_content_fits_a_model_that_clean_and_run_use() {
+    let dir = scratch("train-content");
+    let (warc, manifest) = gold_crawl(&dir);
+    let model = dir.join("content.json");
+    let report = dir.join("report.json");
+    let predictions = dir.join("held-out");
+    let log = train(
+        &warc,
+        &manifest,
+        &model,
+        &[
+            "--folds",
+            "3",
+            "--report",
+            report.to_str().unwrap(),
+            "--predictions",
+            predictions.to_str().unwrap(),
+        ],
+    );
+    assert!(log.contains("48 pages with gold"), "{log}");
+
+    // Held out by host: the synthetic stories are easy, the menus, lists and footers are not
+    // content, so the held-out cleaned text matches the gold closely.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let all = &report["all"];
+    assert_eq!(all["pages"], 48);
+    let macro_f1 = all["macro_f1"].as_f64().unwrap();
+    assert!(macro_f1 > 0.95, "held-out macro F1 {macro_f1}");
+    assert_eq!(report["synthetic/listing"]["pages"], 24);
+    let held_out = std::fs::read_to_string(predictions.join("h3p1.txt")).unwrap();
+    assert!(
+        held_out.contains("Paragraph 2 of story 1 on site 3"),
+        "{held_out}"
+    );
+    assert!(!held_out.contains("Read also"), "{held_out}");
+
+    // Deterministic: the same input gives the same model, byte for byte.
+    let again = dir.join("again.json");
+    train(&warc, &manifest, &again, &["--folds", "0"]);
+    let first: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let second: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&again).unwrap()).unwrap();
+    assert_eq!(first["trees"], second["trees"]);
+    assert_eq!(first["base_score"], second["base_score"]);
+
+    // `clean` with the model: the story stays, the related list and the menu go.
+    let (_, html, _) = page(40, 2);
+    let page_path = dir.join("page.html");
+    std::fs::write(&page_path, html).unwrap();
+    let out = stencil()
+        .args(["clean", "--content-model"])
+        .arg(&model)
+        .arg(&page_path)
+        .output()
+        .unwrap();
+    let cleaned = String::from_utf8_lossy(&out.stdout).to_string();
+    check(out);
+    assert!(
+        cleaned.contains("Paragraph 3 of story 2 on site 40"),
+        "{cleaned}"
+    );
+    assert!(!cleaned.contains("Read also"), "{cleaned}");
+    assert!(!cleaned.contains("Sport"), "{cleaned}");
+
+    // A model for other features is refused with a message, not used.
+    let mut broken = first.clone();
+    broken["features"][0] = "renamed".into();
+    let broken_path = dir.join("broken.json");
+    std::fs::write(&broken_path, broken.to_string()).unwrap();
+    let out = stencil()
+        .args(["clean", "--content-model"])
+        .arg(&broken_path)
+        .arg(&page_path)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("retrain"));
+}
+
+#[test]
+fn pages_carry_the_content_view_beside_the_template_view() {
+    let dir = scratch("content-columns");
+    let files = crawl(&dir, 1);
+    let out = dir.join("out");
+    check(
+        stencil()
+            .arg("run")
+            .args(&files)
+            .arg("--out")
+            .arg(&out)
+            .args(["--min-training-hosts", "2"])
+            .output()
+            .unwrap(),
+    );
+    let rows = common::rows(&out, "pages");
+    assert!(!rows.is_empty());
+    let batch = read_pages(&out);
+    let content = batch
+        .iter()
+        .filter_map(|(c, _, _, _)| *c)
+        .collect::<Vec<_>>();
+    for (fraction, chars, text_chars, cleaned) in &batch {
+        if let Some(f) = fraction {
+            assert!((0.0..=1.0).contains(f), "{f}");
+        }
+        assert!(
+            *chars <= u64::from(*text_chars) + 1,
+            "{chars} > {text_chars}"
+        );
+        // Cleaned text is the content blocks' text.
+        assert_eq!(
+            *chars == 0,
+            cleaned.trim().is_empty(),
+            "{chars}: {cleaned:?}"
+        );
+    }
+    let mean = content.iter().sum::<f64>() / content.len() as f64;
+    assert!(mean > 0.05 && mean < 0.95, "mean content fraction {mean}");
+}
+
+/// (content_text_fraction, main_content_chars, text_chars, cleaned_text) of every page.
+fn read_pages(out: &Path) -> Vec<(Option<f64>, u64, u32, String)> {
+    use arrow_array::{Array, Float64Array, StringArray, UInt32Array, UInt64Array};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let mut rows = Vec::new();
+    for entry in std::fs::read_dir(out.join("pages")).unwrap() {
+        let file = std::fs::File::open(entry.unwrap().path()).unwrap();
+        for batch in ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+        {
+            let batch = batch.unwrap();
+            let col = |name: &str| batch.column(batch.schema().index_of(name).unwrap()).clone();
+            let fraction = col("content_text_fraction");
+            let fraction = fraction.as_any().downcast_ref::<Float64Array>().unwrap();
+            let chars = col("main_content_chars");
+            let chars = chars.as_any().downcast_ref::<UInt64Array>().unwrap();
+            let text = col("text_chars");
+            let text = text.as_any().downcast_ref::<UInt32Array>().unwrap();
+            let cleaned = col("cleaned_text");
+            let cleaned = cleaned.as_any().downcast_ref::<StringArray>().unwrap();
+            for i in 0..batch.num_rows() {
+                rows.push((
+                    (!fraction.is_null(i)).then(|| fraction.value(i)),
+                    chars.value(i),
+                    text.value(i),
+                    cleaned.value(i).to_string(),
+                ));
+            }
+        }
+    }
+    rows
+}

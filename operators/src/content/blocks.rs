@@ -1,0 +1,274 @@
+//! Text blocks: the units the main-content model judges.
+//!
+//! A block is the visible text whose nearest line-breaking ancestor (a `<p>`, `<li>`, `<td>`,
+//! `<div>`, heading, … — the elements after which `cleaned_text` starts a new line) is one
+//! element, its *owner*. `<div>Intro <p>Body</p> tail</div>` has two blocks: the `<p>`'s, and
+//! the `<div>`'s own "Intro … tail". Every visible text node belongs to exactly one block, so a
+//! page's cleaned text is the text of the blocks called content, and a block is what a reader
+//! sees as one line or paragraph: boilerplate detectors since boilerpipe classify at this grain
+//! because smaller units (text nodes) split sentences at every link and larger ones (elements)
+//! mix a story with its share bar.
+//!
+//! Everything is computed in one forward pass over the arena (ancestors come before their
+//! descendants in pre-order), never by walking a subtree per node.
+
+use html5ever::local_name;
+
+use crate::dom::Dom;
+use crate::segmentation::breaks_line;
+
+/// No block (a node that is not visible text).
+pub const NONE: u32 = u32::MAX;
+
+/// What one block's own text measures. Counts are over the block's own text nodes only.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BlockStats {
+    /// Visible characters, white space collapsed: one per gap between words of a text node
+    /// (gaps between text nodes are not counted).
+    pub chars: u32,
+    pub words: u32,
+    /// Characters inside links (`<a href>`).
+    pub anchor_chars: u32,
+    /// Links that start inside the block.
+    pub links: u32,
+    /// `.` `!` `?` `;` `:` and `,` (sentence and clause marks).
+    pub stops: u32,
+    pub commas: u32,
+    /// Other punctuation and symbols (`|`, `»`, `·`, `©`, …): what menus and footers are made of.
+    pub symbols: u32,
+    pub digits: u32,
+    /// Words that start with an upper-case letter.
+    pub capitalized: u32,
+    /// Characters of the words (for the mean word length).
+    pub word_chars: u32,
+    /// Whether the text ends with a sentence mark.
+    pub ends_sentence: bool,
+    /// Characters of the page's visible text before the block's first text.
+    pub text_start: u32,
+    /// Currency signs next to a digit (`$12`, `12 €`).
+    pub prices: u32,
+}
+
+/// A page's blocks, in document order of their first text.
+#[derive(Clone, Debug, Default)]
+pub struct Blocks {
+    /// The owner element of each block (the document node for text outside any element).
+    pub owners: Vec<u32>,
+    pub stats: Vec<BlockStats>,
+    /// The block of every visible text node; [`NONE`] for every other node.
+    pub of_node: Vec<u32>,
+    /// Whether each node is inside a link (`<a href>`, the link itself included).
+    pub in_link: Vec<bool>,
+    /// Visible characters of the whole page (the sum of `stats[..].chars`).
+    pub page_chars: u32,
+}
+
+impl Blocks {
+    pub fn len(&self) -> usize {
+        self.owners.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.owners.is_empty()
+    }
+}
+
+/// Splits a page into blocks.
+pub fn blocks(dom: &Dom) -> Blocks {
+    let n = dom.len();
+    let mut owner_of = vec![0u32; n];
+    let mut in_link = vec![false; n];
+    let mut of_node = vec![NONE; n];
+    let mut block_of_owner: Vec<u32> = vec![NONE; n];
+    let mut out = Blocks::default();
+    let mut position = 0u32;
+    for i in 0..n {
+        let parent = dom.parent(i);
+        let inherited_owner = parent.map_or(0, |p| owner_of[p]);
+        let inherited_link = parent.is_some_and(|p| in_link[p]);
+        if dom.element(i).is_some() {
+            owner_of[i] = if breaks_line(dom, i) {
+                i as u32
+            } else {
+                inherited_owner
+            };
+            in_link[i] = inherited_link
+                || (dom.tag(i).is_some_and(|t| *t == local_name!("a")) && dom.href(i).is_some());
+            if in_link[i] && !inherited_link {
+                let owner = owner_of[i] as usize;
+                if block_of_owner[owner] != NONE {
+                    out.stats[block_of_owner[owner] as usize].links += 1;
+                }
+                // A link that opens its block is counted when its text opens the block.
+            }
+            continue;
+        }
+        owner_of[i] = inherited_owner;
+        in_link[i] = inherited_link;
+        let Some(text) = dom.visible_text(i) else {
+            continue;
+        };
+        let measure = measure(text);
+        if measure.words == 0 {
+            continue;
+        }
+        let owner = owner_of[i] as usize;
+        let block = match block_of_owner[owner] {
+            NONE => {
+                let block = out.owners.len() as u32;
+                block_of_owner[owner] = block;
+                out.owners.push(owner as u32);
+                out.stats.push(BlockStats {
+                    text_start: position,
+                    links: u32::from(in_link[i]),
+                    ..BlockStats::default()
+                });
+                block
+            }
+            block => block,
+        };
+        of_node[i] = block;
+        let stats = &mut out.stats[block as usize];
+        stats.chars += measure.chars;
+        stats.words += measure.words;
+        stats.stops += measure.stops;
+        stats.commas += measure.commas;
+        stats.symbols += measure.symbols;
+        stats.digits += measure.digits;
+        stats.capitalized += measure.capitalized;
+        stats.word_chars += measure.word_chars;
+        stats.prices += measure.prices;
+        stats.ends_sentence = measure.ends_sentence;
+        if in_link[i] {
+            stats.anchor_chars += measure.chars;
+        }
+        position += measure.chars;
+    }
+    out.page_chars = position;
+    out.of_node = of_node;
+    out.in_link = in_link;
+    out
+}
+
+/// One text node's contribution to its block.
+#[derive(Clone, Copy, Debug, Default)]
+struct Measure {
+    chars: u32,
+    words: u32,
+    stops: u32,
+    commas: u32,
+    symbols: u32,
+    digits: u32,
+    capitalized: u32,
+    word_chars: u32,
+    prices: u32,
+    ends_sentence: bool,
+}
+
+fn measure(text: &str) -> Measure {
+    let mut m = Measure::default();
+    let mut previous: Option<char> = None;
+    for word in text.split_whitespace() {
+        m.words += 1;
+        m.chars += 1;
+        if word.chars().next().is_some_and(char::is_uppercase) {
+            m.capitalized += 1;
+        }
+        for c in word.chars() {
+            m.chars += 1;
+            if c.is_alphanumeric() {
+                m.word_chars += 1;
+                if c.is_numeric() {
+                    m.digits += 1;
+                    if previous.is_some_and(is_currency) {
+                        m.prices += 1;
+                    }
+                }
+            } else if matches!(c, '.' | '!' | '?' | ';' | ':') {
+                m.stops += 1;
+            } else if c == ',' {
+                m.commas += 1;
+            } else if is_currency(c) {
+                if previous.is_some_and(|p| p.is_numeric()) {
+                    m.prices += 1;
+                }
+            } else {
+                m.symbols += 1;
+            }
+            previous = Some(c);
+        }
+    }
+    // The first gap is not a character; a text of one word has as many chars as letters.
+    m.chars = m.chars.saturating_sub(1);
+    m.ends_sentence = text
+        .trim_end()
+        .chars()
+        .last()
+        .is_some_and(|c| matches!(c, '.' | '!' | '?' | '"' | '”' | ')'));
+    m
+}
+
+fn is_currency(c: char) -> bool {
+    matches!(c, '$' | '€' | '£' | '¥' | '₹' | '₽' | '¢')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom;
+
+    fn texts(dom: &Dom, blocks: &Blocks) -> Vec<String> {
+        let mut out = vec![String::new(); blocks.len()];
+        for i in 0..dom.len() {
+            if blocks.of_node[i] != NONE {
+                let text = dom.visible_text(i).unwrap_or("");
+                let slot = &mut out[blocks.of_node[i] as usize];
+                slot.push_str(text);
+            }
+        }
+        out.iter()
+            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    #[test]
+    fn a_block_is_the_text_under_one_line_breaking_element() {
+        let dom = dom::parse(
+            "<body><div>Intro <b>bold</b><p>Body <a href=/x>link</a> text.</p> tail</div>\
+             <ul><li>One</li><li>Two</li></ul></body>",
+            512,
+        );
+        let blocks = blocks(&dom);
+        assert_eq!(
+            texts(&dom, &blocks),
+            ["Intro bold tail", "Body link text.", "One", "Two"]
+        );
+        let body = &blocks.stats[1];
+        assert_eq!(body.words, 3);
+        assert_eq!(body.links, 1);
+        assert_eq!(
+            body.anchor_chars, 4,
+            "'link': gaps count within a text node only"
+        );
+        assert!(body.ends_sentence);
+        assert_eq!(body.stops, 1);
+        // Every visible character is in exactly one block.
+        assert_eq!(
+            blocks.page_chars,
+            blocks.stats.iter().map(|s| s.chars).sum::<u32>()
+        );
+        assert!(blocks
+            .stats
+            .windows(2)
+            .all(|w| w[0].text_start <= w[1].text_start));
+    }
+
+    #[test]
+    fn prices_and_symbols_are_counted() {
+        let dom = dom::parse("<p>Now $12.99 or 10 € | Home » Shop</p>", 512);
+        let blocks = blocks(&dom);
+        let stats = blocks.stats[0];
+        assert_eq!(stats.prices, 2);
+        assert_eq!(stats.symbols, 2, "| and »");
+    }
+}

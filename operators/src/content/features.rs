@@ -1,0 +1,754 @@
+//! Features of every text block ([`super::blocks`]) for the main-content model.
+//!
+//! The template model's features (`crate::features`) describe an element by itself. Whether a
+//! block is what the page exists to deliver depends on its surroundings as much: a caption is
+//! short text beside a long story, a teaser is a short linked text repeated in a list of
+//! look-alikes, a product's details table is short text on a page with a price. So besides the
+//! block's own text and tag, a row carries
+//!
+//! - its ancestors' text and link density (parent and grandparent of the owner element),
+//! - repeated sibling structure: how many siblings of the owner (or of its two nearest
+//!   ancestors) share its tag and classes — list items, cards, comments,
+//! - its neighbours' text and link density (the blocks before and after it),
+//! - where it is relative to the page's densest text region (the element whose paragraphs
+//!   carry the most non-link text, as Readability scores candidates) and to the first `<h1>`,
+//! - cues of sectioning tags and of class and id words (`related`, `comment`, `share`,
+//!   `caption`, `byline`, …), inherited from every ancestor,
+//! - page-level cues of the page type: repeated item blocks, prices, forms, the URL's shape,
+//!   JSON-LD types,
+//! - the site-level evidence when the host has statistics: whether the block is inside one of
+//!   the host's templates.
+//!
+//! Counts enter as `ln(1 + count)`; trees need no scaling, but logarithms keep the bins of the
+//! histogram learner spread over the range that matters. Everything is O(n) over the arena.
+
+use std::collections::HashMap;
+
+use html5ever::local_name;
+use xxhash_rust::xxh3::{Xxh3, Xxh3Builder};
+
+use super::blocks::Blocks;
+use crate::dom::{Dom, NodeKind};
+use crate::subtree::Subtree;
+
+/// The feature names, in the order of a row. They name the model's inputs in its file, so
+/// renaming, adding or reordering one is a model format change (the shipped model is checked
+/// against them when loaded).
+pub const NAMES: [&str; COUNT] = [
+    // The block's own text.
+    "log_chars",
+    "log_words",
+    "link_density",
+    "log_links",
+    "stop_rate",
+    "comma_rate",
+    "symbol_rate",
+    "digit_rate",
+    "capital_rate",
+    "mean_word_len",
+    "ends_sentence",
+    "log_prices",
+    // The owner element's tag.
+    "tag_p",
+    "tag_li",
+    "tag_cell",
+    "tag_div",
+    "tag_heading",
+    "tag_h1",
+    "tag_definition",
+    "tag_pre",
+    "tag_blockquote",
+    "tag_caption",
+    "tag_section",
+    "tag_form",
+    "tag_other",
+    // Position.
+    "position",
+    "log_depth",
+    "relative_depth",
+    // Ancestors and repeated structure.
+    "parent_log_chars",
+    "parent_link_density",
+    "share_of_parent",
+    "grandparent_log_chars",
+    "grandparent_link_density",
+    "log_sibling_repeat",
+    "log_item_repeat",
+    // Neighbours.
+    "previous_log_chars",
+    "previous_link_density",
+    "next_log_chars",
+    "next_link_density",
+    // The densest text region and the first h1.
+    "in_densest",
+    "densest_share",
+    "densest_distance",
+    "densest_link_density",
+    "after_h1",
+    "from_h1",
+    // Cues of tags, classes and ids on the ancestors.
+    "cue_main",
+    "cue_article",
+    "cue_nav",
+    "cue_header",
+    "cue_footer",
+    "cue_aside",
+    "cue_related",
+    "cue_comment",
+    "cue_share",
+    "cue_caption",
+    "cue_meta",
+    "cue_ad",
+    "cue_breadcrumb",
+    "cue_overlay",
+    "cue_form",
+    "cue_item",
+    "cue_itemprop",
+    // The page.
+    "page_log_chars",
+    "page_link_density",
+    "page_log_blocks",
+    "page_log_max_repeat",
+    "page_log_prices",
+    "page_log_forms",
+    "url_depth",
+    "url_has_id",
+    "url_query",
+    "url_is_root",
+    "ld_article",
+    "ld_product",
+    "ld_list",
+    "ld_forum",
+    // Site-level evidence.
+    "site_statistics",
+    "in_site_template",
+];
+
+/// Number of features in a row.
+pub const COUNT: usize = 78;
+
+pub type Row = [f32; COUNT];
+
+const CUE_MAIN: u32 = 1;
+const CUE_ARTICLE: u32 = 1 << 1;
+const CUE_NAV: u32 = 1 << 2;
+const CUE_HEADER: u32 = 1 << 3;
+const CUE_FOOTER: u32 = 1 << 4;
+const CUE_ASIDE: u32 = 1 << 5;
+const CUE_RELATED: u32 = 1 << 6;
+const CUE_COMMENT: u32 = 1 << 7;
+const CUE_SHARE: u32 = 1 << 8;
+const CUE_CAPTION: u32 = 1 << 9;
+const CUE_META: u32 = 1 << 10;
+const CUE_AD: u32 = 1 << 11;
+const CUE_BREADCRUMB: u32 = 1 << 12;
+const CUE_OVERLAY: u32 = 1 << 13;
+const CUE_FORM: u32 = 1 << 14;
+const CUE_ITEM: u32 = 1 << 15;
+const CUE_ITEMPROP: u32 = 1 << 16;
+/// The cues in the order of the `cue_*` features.
+const CUES: [u32; 17] = [
+    CUE_MAIN,
+    CUE_ARTICLE,
+    CUE_NAV,
+    CUE_HEADER,
+    CUE_FOOTER,
+    CUE_ASIDE,
+    CUE_RELATED,
+    CUE_COMMENT,
+    CUE_SHARE,
+    CUE_CAPTION,
+    CUE_META,
+    CUE_AD,
+    CUE_BREADCRUMB,
+    CUE_OVERLAY,
+    CUE_FORM,
+    CUE_ITEM,
+    CUE_ITEMPROP,
+];
+
+/// Class and id words. A piece of a class or id (split at every non-alphanumeric character,
+/// lower-cased) matches when it equals a word or starts with a prefix; short or ambiguous
+/// words match whole only (`ad` must not match `shadow`).
+const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
+    (
+        CUE_MAIN,
+        &["main", "content", "maincontent"],
+        &["maincontent"],
+    ),
+    (
+        CUE_ARTICLE,
+        &[
+            "article", "post", "entry", "story", "body", "text", "prose", "blog",
+        ],
+        &["article", "entry", "story", "postbody", "richtext"],
+    ),
+    (
+        CUE_NAV,
+        &["nav", "menu", "navbar", "topnav", "pagination", "pager"],
+        &["navig", "menu"],
+    ),
+    (
+        CUE_HEADER,
+        &["header", "masthead", "logo", "branding", "topbar"],
+        &["header", "masthead"],
+    ),
+    (
+        CUE_FOOTER,
+        &["footer", "copyright", "colophon", "legal"],
+        &["footer"],
+    ),
+    (
+        CUE_ASIDE,
+        &["sidebar", "aside", "rail", "widget", "widgets", "sidebox"],
+        &["sidebar", "widget"],
+    ),
+    (
+        CUE_RELATED,
+        &[
+            "related",
+            "recommended",
+            "popular",
+            "trending",
+            "outbrain",
+            "taboola",
+            "recirc",
+            "teaser",
+            "teasers",
+            "more",
+            "also",
+            "promo",
+            "latest",
+            "headlines",
+        ],
+        &["related", "recommend", "teaser", "popular"],
+    ),
+    (
+        CUE_COMMENT,
+        &[
+            "comment",
+            "comments",
+            "disqus",
+            "respond",
+            "reply",
+            "replies",
+            "discussion",
+        ],
+        &["comment"],
+    ),
+    (
+        CUE_SHARE,
+        &[
+            "share",
+            "social",
+            "facebook",
+            "twitter",
+            "addthis",
+            "sharethis",
+            "print",
+            "email",
+            "follow",
+        ],
+        &["share", "social", "sharing"],
+    ),
+    (
+        CUE_CAPTION,
+        &[
+            "caption",
+            "credit",
+            "credits",
+            "photo",
+            "figure",
+            "wp-caption",
+        ],
+        &["caption", "credit"],
+    ),
+    (
+        CUE_META,
+        &[
+            "byline",
+            "author",
+            "meta",
+            "date",
+            "time",
+            "dateline",
+            "tags",
+            "tag",
+            "category",
+            "published",
+            "posted",
+            "timestamp",
+        ],
+        &["byline", "author", "dateline", "timestamp"],
+    ),
+    (
+        CUE_AD,
+        &[
+            "ad",
+            "ads",
+            "adsbygoogle",
+            "advert",
+            "dfp",
+            "banner",
+            "sponsor",
+            "sponsored",
+        ],
+        &["advert", "sponsor"],
+    ),
+    (
+        CUE_BREADCRUMB,
+        &["breadcrumb", "breadcrumbs", "crumbs"],
+        &["breadcrumb"],
+    ),
+    (
+        CUE_OVERLAY,
+        &[
+            "cookie",
+            "cookies",
+            "consent",
+            "gdpr",
+            "newsletter",
+            "subscribe",
+            "signup",
+            "modal",
+            "popup",
+            "paywall",
+        ],
+        &["cookie", "consent", "newsletter", "subscri", "popup"],
+    ),
+    (
+        CUE_ITEM,
+        &[
+            "item", "items", "card", "cards", "product", "products", "result", "results",
+            "listing", "tile", "teaser",
+        ],
+        &["product", "listing"],
+    ),
+];
+
+fn cue_of_piece(piece: &str) -> u32 {
+    crate::features::word_mask(CUE_WORDS, piece)
+}
+
+fn cue_of_tag(dom: &Dom, i: usize) -> u32 {
+    match dom.tag(i).map(|t| &**t) {
+        Some("main") => CUE_MAIN,
+        Some("article") => CUE_ARTICLE,
+        Some("nav") => CUE_NAV,
+        Some("header") => CUE_HEADER,
+        Some("footer") => CUE_FOOTER,
+        Some("aside") => CUE_ASIDE,
+        Some("figcaption") | Some("caption") => CUE_CAPTION,
+        Some("form") => CUE_FORM,
+        Some("time") | Some("address") => CUE_META,
+        _ => 0,
+    }
+}
+
+/// The cues of an element's own tag, attribute names, id and classes (`known`: see
+/// `crate::features::name_mask`).
+fn own_cues<'d>(
+    dom: &'d Dom,
+    i: usize,
+    scratch: &mut String,
+    known: &mut HashMap<&'d str, u32, Xxh3Builder>,
+) -> u32 {
+    let mut mask = cue_of_tag(dom, i);
+    if dom
+        .other_attributes(i)
+        .iter()
+        .any(|a| matches!(&**a, "itemprop" | "itemscope"))
+    {
+        mask |= CUE_ITEMPROP;
+    }
+    mask | crate::features::name_mask(dom, i, scratch, known, cue_of_piece)
+}
+
+/// What the content model knows of the page besides its DOM.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context<'a> {
+    /// The page's URL (its shape hints at the page type).
+    pub url: &'a str,
+    /// Whether each node is inside one of the host's site-level templates; `None` when the host
+    /// has no site-level statistics.
+    pub site_inside: Option<&'a [bool]>,
+}
+
+/// The feature row of every block of `blocks`.
+pub fn compute(dom: &Dom, sums: &[Subtree], blocks: &Blocks, context: Context<'_>) -> Vec<Row> {
+    let n = dom.len();
+    let page = page_cues(dom, sums, blocks, context.url);
+
+    // Cues inherited from every ancestor, and each element's tag-and-class signature.
+    let mut cues = vec![0u32; n];
+    let mut signature = vec![0u64; n];
+    let mut repeats: HashMap<(u32, u64), u32, Xxh3Builder> =
+        HashMap::with_hasher(Xxh3Builder::new());
+    let mut known = HashMap::with_hasher(Xxh3Builder::new());
+    let mut scratch = String::new();
+    let mut max_depth = 1u32;
+    for i in 0..n {
+        let parent = dom.parent(i);
+        max_depth = max_depth.max(dom.node(i).depth);
+        let inherited = parent.map_or(0, |p| cues[p]);
+        if dom.element(i).is_none() {
+            cues[i] = inherited;
+            continue;
+        }
+        cues[i] = inherited | own_cues(dom, i, &mut scratch, &mut known);
+        let mut hasher = Xxh3::new();
+        hasher.update(dom.tag(i).map_or("", |t| &**t).as_bytes());
+        for class in dom.classes(i) {
+            hasher.update(b".");
+            hasher.update(class.as_bytes());
+        }
+        signature[i] = hasher.digest();
+        if let Some(p) = parent {
+            *repeats.entry((p as u32, signature[i])).or_default() += 1;
+        }
+    }
+    let repeat_of = |i: usize| -> u32 {
+        dom.parent(i)
+            .and_then(|p| repeats.get(&(p as u32, signature[i])).copied())
+            .unwrap_or(1)
+    };
+
+    // The densest text region: paragraphs give their parent a score and their grandparent half
+    // of it (Readability's candidate scoring); the best element after discounting its links.
+    let mut region = vec![0f32; n];
+    for (b, stats) in blocks.stats.iter().enumerate() {
+        let own = stats.chars.saturating_sub(stats.anchor_chars);
+        if own < 25 {
+            continue;
+        }
+        let score = 1.0 + stats.commas as f32 + (own as f32 / 100.0).min(3.0);
+        let owner = blocks.owners[b] as usize;
+        if let Some(parent) = dom.parent(owner) {
+            region[parent] += score;
+            if let Some(grandparent) = dom.parent(parent) {
+                region[grandparent] += score / 2.0;
+            }
+        }
+    }
+    let mut densest: Option<usize> = None;
+    let mut best = 0.0f32;
+    for (i, &score) in region.iter().enumerate() {
+        if score <= 0.0 {
+            continue;
+        }
+        let score = score * (1.0 - link_density(&sums[i]));
+        if score > best {
+            best = score;
+            densest = Some(i);
+        }
+    }
+    let page_chars = blocks.page_chars.max(1) as f32;
+    let (densest_range, densest_share, densest_links) = match densest {
+        Some(d) => (
+            sums[d].text_start..sums[d].text_end(),
+            sums[d].text_chars as f32 / page_chars,
+            link_density(&sums[d]),
+        ),
+        None => (0..0, 0.0, 0.0),
+    };
+    let densest_nodes = densest.map_or(0..0, |d| dom.subtree(d));
+    let first_h1 = blocks
+        .owners
+        .iter()
+        .position(|&o| dom.tag(o as usize).is_some_and(|t| *t == local_name!("h1")))
+        .map(|b| blocks.stats[b].text_start);
+
+    let mut rows = Vec::with_capacity(blocks.len());
+    for (b, stats) in blocks.stats.iter().enumerate() {
+        let owner = blocks.owners[b] as usize;
+        let mut row = [0f32; COUNT];
+        let mut f = 0;
+        let mut put = |value: f32| {
+            row[f] = value;
+            f += 1;
+        };
+        let words = stats.words.max(1) as f32;
+        let chars = stats.chars.max(1) as f32;
+        put(ln1p(stats.chars));
+        put(ln1p(stats.words));
+        put(stats.anchor_chars as f32 / chars);
+        put(ln1p(stats.links));
+        put(stats.stops as f32 / words);
+        put(stats.commas as f32 / words);
+        put(stats.symbols as f32 / chars);
+        put(stats.digits as f32 / chars);
+        put(stats.capitalized as f32 / words);
+        put(stats.word_chars as f32 / words);
+        put(flag(stats.ends_sentence));
+        put(ln1p(stats.prices));
+
+        let tag = dom.tag(owner).map_or("", |t| &**t);
+        let tags: [bool; 13] = [
+            tag == "p",
+            tag == "li",
+            matches!(tag, "td" | "th"),
+            tag == "div",
+            matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"),
+            tag == "h1",
+            matches!(tag, "dd" | "dt" | "dl"),
+            tag == "pre",
+            tag == "blockquote",
+            matches!(tag, "figcaption" | "caption" | "figure"),
+            matches!(tag, "section" | "article" | "main"),
+            matches!(tag, "form" | "fieldset" | "legend"),
+            false,
+        ];
+        let known_tag = tags.iter().any(|&t| t);
+        for (k, &t) in tags.iter().enumerate() {
+            put(flag(if k == 12 { !known_tag } else { t }));
+        }
+
+        put(stats.text_start as f32 / page_chars);
+        let depth = dom.node(owner).depth;
+        put(ln1p(depth));
+        put(depth as f32 / max_depth as f32);
+
+        let parent = dom.parent(owner);
+        let grandparent = parent.and_then(|p| dom.parent(p));
+        let parent_sums = parent.map(|p| sums[p]).unwrap_or_default();
+        let grandparent_sums = grandparent.map(|p| sums[p]).unwrap_or_default();
+        put(ln1p(parent_sums.text_chars));
+        put(link_density(&parent_sums));
+        put(stats.chars as f32 / parent_sums.text_chars.max(stats.chars).max(1) as f32);
+        put(ln1p(grandparent_sums.text_chars));
+        put(link_density(&grandparent_sums));
+        let own_repeat = repeat_of(owner);
+        let item_repeat = own_repeat
+            .max(parent.map_or(1, repeat_of))
+            .max(grandparent.map_or(1, repeat_of));
+        put(ln1p(own_repeat - 1));
+        put(ln1p(item_repeat - 1));
+
+        for neighbour in [b.checked_sub(1), Some(b + 1).filter(|&x| x < blocks.len())] {
+            match neighbour {
+                Some(x) => {
+                    let s = &blocks.stats[x];
+                    put(ln1p(s.chars));
+                    put(s.anchor_chars as f32 / s.chars.max(1) as f32);
+                }
+                None => {
+                    put(0.0);
+                    put(0.0);
+                }
+            }
+        }
+
+        let inside = densest_nodes.contains(&owner);
+        put(flag(inside));
+        put(densest_share);
+        let start = stats.text_start;
+        let distance = if inside || densest.is_none() {
+            0
+        } else if start < densest_range.start {
+            densest_range.start - start
+        } else {
+            start.saturating_sub(densest_range.end)
+        };
+        put(if densest.is_none() {
+            1.0
+        } else {
+            distance as f32 / page_chars
+        });
+        put(densest_links);
+        match first_h1 {
+            Some(h1) => {
+                put(flag(start >= h1));
+                put((start as f32 - h1 as f32) / page_chars);
+            }
+            None => {
+                put(0.5);
+                put(0.0);
+            }
+        }
+
+        let mask = cues[owner];
+        for cue in CUES {
+            put(flag(mask & cue != 0));
+        }
+
+        for value in page.values {
+            put(value);
+        }
+
+        put(flag(context.site_inside.is_some()));
+        put(flag(context.site_inside.is_some_and(|inside| {
+            inside.get(owner).copied().unwrap_or(false)
+        })));
+        debug_assert_eq!(f, COUNT);
+        rows.push(row);
+    }
+    rows
+}
+
+/// The page-level features, the same in every row of a page.
+struct PageCues {
+    values: [f32; 14],
+}
+
+fn page_cues(dom: &Dom, sums: &[Subtree], blocks: &Blocks, url: &str) -> PageCues {
+    let total = sums.first().copied().unwrap_or_default();
+    let mut forms = 0u32;
+    let mut ld = [false; 4];
+    let mut max_repeat = 1u32;
+    let mut counts: HashMap<(u32, &str), u32, Xxh3Builder> =
+        HashMap::with_hasher(Xxh3Builder::new());
+    for (i, sum) in sums.iter().enumerate().take(dom.len()) {
+        match dom.node(i).kind {
+            NodeKind::Element(_) => {
+                if dom.tag(i).is_some_and(|t| *t == local_name!("form")) {
+                    forms += 1;
+                }
+                // Item blocks: siblings of one tag that each hold some text.
+                if let (Some(p), Some(tag)) = (dom.parent(i), dom.tag(i)) {
+                    if sum.text_chars >= 20 {
+                        let c = counts.entry((p as u32, &**tag)).or_default();
+                        *c += 1;
+                        max_repeat = max_repeat.max(*c);
+                    }
+                }
+            }
+            NodeKind::Text { visible: false, .. } => {
+                let Some(text) = dom.text(i) else { continue };
+                if !text.contains("@type") {
+                    continue;
+                }
+                ld[0] |= [
+                    "\"Article\"",
+                    "NewsArticle",
+                    "BlogPosting",
+                    "\"Report\"",
+                    "ReportageNewsArticle",
+                ]
+                .iter()
+                .any(|t| text.contains(t));
+                ld[1] |= text.contains("\"Product\"") || text.contains("\"Offer\"");
+                ld[2] |= text.contains("ItemList")
+                    || text.contains("CollectionPage")
+                    || text.contains("SearchResultsPage");
+                ld[3] |= text.contains("DiscussionForumPosting")
+                    || text.contains("QAPage")
+                    || text.contains("\"Comment\"");
+            }
+            _ => {}
+        }
+    }
+    let prices: u32 = blocks.stats.iter().map(|s| s.prices).sum();
+    let path_and_query = url.split_once("://").map_or(url, |(_, rest)| {
+        rest.find('/').map_or("", |slash| &rest[slash..])
+    });
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    let depth = path.split('/').filter(|s| !s.is_empty()).count() as u32;
+    let has_id = path
+        .as_bytes()
+        .split(|b| !b.is_ascii_digit())
+        .any(|run| run.len() >= 4);
+    PageCues {
+        values: [
+            ln1p(total.text_chars),
+            link_density(&total),
+            ln1p(blocks.len() as u32),
+            ln1p(max_repeat - 1),
+            ln1p(prices),
+            ln1p(forms),
+            depth as f32,
+            flag(has_id),
+            flag(!query.is_empty()),
+            flag(depth == 0 && query.is_empty()),
+            flag(ld[0]),
+            flag(ld[1]),
+            flag(ld[2]),
+            flag(ld[3]),
+        ],
+    }
+}
+
+fn link_density(sums: &Subtree) -> f32 {
+    if sums.text_chars == 0 {
+        0.0
+    } else {
+        (sums.anchor_text_chars as f32 / sums.text_chars as f32).min(1.0)
+    }
+}
+
+fn flag(set: bool) -> f32 {
+    f32::from(u8::from(set))
+}
+
+fn ln1p(x: u32) -> f32 {
+    f64::from(x).ln_1p() as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::blocks::blocks;
+    use crate::dom;
+    use crate::subtree::summarize;
+
+    fn feature(name: &str) -> usize {
+        NAMES
+            .iter()
+            .position(|n| *n == name)
+            .expect("feature exists")
+    }
+
+    #[test]
+    fn names_are_distinct_and_counted() {
+        let mut names = NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), COUNT);
+    }
+
+    #[test]
+    fn context_tells_a_story_from_a_teaser_list() {
+        let html = "<html><head><title>Story</title></head><body>\
+            <nav class=menu><a href=/>Home</a> <a href=/w>World</a></nav>\
+            <article><h1>Story</h1><p>The first paragraph of the story, with commas, tells what happened.</p>\
+            <p>The second paragraph goes on, with quotes, from the people who were there.</p></article>\
+            <div class=related><ul><li><a href=/a>Another story about something</a></li>\
+            <li><a href=/b>Yet another story about something</a></li>\
+            <li><a href=/c>A third story about something else</a></li></ul></div></body></html>";
+        let dom = dom::parse(html, 512);
+        let sums = summarize(&dom, "example.com");
+        let blocks = blocks(&dom);
+        let context = Context {
+            url: "https://example.com/2024/05/story.html",
+            site_inside: None,
+        };
+        let rows = compute(&dom, &sums, &blocks, context);
+        assert_eq!(rows.len(), blocks.len());
+        let text_of = |b: usize| {
+            (0..dom.len())
+                .filter(|&i| blocks.of_node[i] == b as u32)
+                .filter_map(|i| dom.visible_text(i))
+                .collect::<String>()
+        };
+        let block = |needle: &str| {
+            (0..blocks.len())
+                .find(|&b| text_of(b).contains(needle))
+                .expect("block")
+        };
+        let story = &rows[block("first paragraph")];
+        let teaser = &rows[block("third story")];
+        let menu = &rows[block("Home")];
+        assert_eq!(story[feature("in_densest")], 1.0);
+        assert_eq!(teaser[feature("in_densest")], 0.0);
+        assert_eq!(story[feature("cue_article")], 1.0);
+        assert_eq!(teaser[feature("cue_related")], 1.0);
+        assert_eq!(menu[feature("cue_nav")], 1.0);
+        assert_eq!(teaser[feature("link_density")], 1.0);
+        assert!(teaser[feature("log_item_repeat")] > 0.0, "three list items");
+        assert_eq!(story[feature("after_h1")], 1.0);
+        assert_eq!(menu[feature("after_h1")], 0.0);
+        assert_eq!(story[feature("url_has_id")], 1.0);
+        assert_eq!(story[feature("site_statistics")], 0.0);
+    }
+}

@@ -1,0 +1,265 @@
+//! The main-content model: the second question Stencil asks of every page.
+//!
+//! The template model (`crate::features`, `crate::model`, smoothed by `crate::segmentation`)
+//! answers the paper's question, *is this node part of the site's template?*, and its answers
+//! feed `template_*_fraction`, `segments` and `site_templates`. Much of what a reader does not
+//! want is no template at all: a "related stories" gallery, a byline, a comment thread, a share
+//! row differ from page to page. This model answers *is this what the page exists to deliver?*,
+//! one text block at a time ([`blocks`]), from features that see each block's context
+//! ([`features`]), with trees fitted to human gold ([`align`] carries the gold over to blocks;
+//! `stencil train-content` fits; [`forest`] evaluates). `cleaned_text` is built from its calls.
+
+pub mod align;
+pub mod blocks;
+pub mod facts;
+pub mod features;
+pub mod forest;
+
+pub use blocks::{Blocks, NONE};
+pub use features::Context;
+pub use forest::ContentModel;
+
+use crate::dom::Dom;
+use crate::subtree::Subtree;
+
+/// The content model's calls on one page.
+#[derive(Clone, Debug, Default)]
+pub struct Judgement {
+    pub blocks: Blocks,
+    /// The probability that each block is main content.
+    pub probability: Vec<f32>,
+    /// The calls: probability at least the model's threshold.
+    pub content: Vec<bool>,
+}
+
+impl Judgement {
+    /// Visible characters of the blocks called content.
+    pub fn main_content_chars(&self) -> u64 {
+        self.sum_over_content(|s| s.chars)
+    }
+
+    /// Characters inside links in the blocks called content.
+    pub fn main_content_anchor_chars(&self) -> u64 {
+        self.sum_over_content(|s| s.anchor_chars)
+    }
+
+    fn sum_over_content(&self, measure: impl Fn(&blocks::BlockStats) -> u32) -> u64 {
+        self.blocks
+            .stats
+            .iter()
+            .zip(&self.content)
+            .filter(|(_, &c)| c)
+            .map(|(s, _)| u64::from(measure(s)))
+            .sum()
+    }
+
+    /// A value per node for `segmentation::cleaned_text` at threshold 0.5: 1 for the text nodes
+    /// of blocks not called content, 0 for every other node (so every element stays open and
+    /// the line breaks of the page's blocks stay where they were).
+    pub fn drop_marks(&self) -> Vec<f32> {
+        self.blocks
+            .of_node
+            .iter()
+            .map(|&b| {
+                if b != NONE && !self.content[b as usize] {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    }
+}
+
+/// Judges every block of a page.
+pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentModel) -> Judgement {
+    let blocks = blocks::blocks(dom);
+    let rows = features::compute(dom, sums, &blocks, context);
+    let probability = model.probabilities(&rows);
+    let mut content = decide(
+        dom,
+        sums,
+        &blocks,
+        &probability,
+        model.threshold,
+        Rule::Blocks,
+    );
+    facts::keep_facts(dom, &blocks, context.site_inside, &mut content);
+    Judgement {
+        blocks,
+        probability,
+        content,
+    }
+}
+
+/// How block probabilities become calls. `stencil train-content` measures them all on the
+/// same held-out probabilities (docs/evaluation.md); `Blocks` is what ships.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Rule {
+    /// Each block by its own probability.
+    #[default]
+    Blocks,
+    /// The tree isotonic regression of seed 000 §4 over the elements (each element scored by
+    /// the character-weighted mean of 1 − p over the blocks below it, smoothed with the
+    /// template model's parameters): a block is content when its owner is smoothed below ½.
+    Smoothed,
+    /// Content by its own probability and by smoothing (smoothing only removes).
+    BlocksAndSmoothed,
+    /// Content by either (smoothing only restores).
+    BlocksOrSmoothed,
+    /// One contiguous main region: from the first to the last confident block (p ≥ 0.8),
+    /// blocks of p ≥ 0.3 are content; outside it, blocks of p ≥ 0.5.
+    Region,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 5] = [
+        Rule::Blocks,
+        Rule::Smoothed,
+        Rule::BlocksAndSmoothed,
+        Rule::BlocksOrSmoothed,
+        Rule::Region,
+    ];
+}
+
+/// The content calls of a page's blocks under `rule`.
+pub fn decide(
+    dom: &Dom,
+    sums: &[Subtree],
+    blocks: &Blocks,
+    probability: &[f32],
+    threshold: f32,
+    rule: Rule,
+) -> Vec<bool> {
+    let mut calls = calls_by_rule(dom, sums, blocks, probability, threshold, rule);
+    // A page with no block called content is almost always a miss, not a page without
+    // content: keep its likeliest blocks (within half the best probability) instead.
+    if !calls.contains(&true) {
+        let best = probability.iter().copied().fold(0.0f32, f32::max);
+        if best >= EMPTY_PAGE_FLOOR {
+            for (call, &p) in calls.iter_mut().zip(probability) {
+                *call = p >= best / 2.0;
+            }
+        }
+    }
+    calls
+}
+
+/// Below this best block probability a page stays empty (nothing on it looks like content).
+pub const EMPTY_PAGE_FLOOR: f32 = 0.05;
+
+fn calls_by_rule(
+    dom: &Dom,
+    sums: &[Subtree],
+    blocks: &Blocks,
+    probability: &[f32],
+    threshold: f32,
+    rule: Rule,
+) -> Vec<bool> {
+    let own: Vec<bool> = probability.iter().map(|&p| p >= threshold).collect();
+    match rule {
+        Rule::Blocks => own,
+        Rule::Region => {
+            let first = probability.iter().position(|&p| p >= 0.8);
+            let last = probability.iter().rposition(|&p| p >= 0.8);
+            match (first, last) {
+                (Some(first), Some(last)) => probability
+                    .iter()
+                    .enumerate()
+                    .map(|(b, &p)| {
+                        if (first..=last).contains(&b) {
+                            p >= 0.3
+                        } else {
+                            p >= threshold
+                        }
+                    })
+                    .collect(),
+                _ => own,
+            }
+        }
+        Rule::Smoothed | Rule::BlocksAndSmoothed | Rule::BlocksOrSmoothed => {
+            let smoothed = smoothed_owner_scores(dom, sums, blocks, probability);
+            own.iter()
+                .zip(&smoothed)
+                .map(|(&own, &y)| {
+                    let by_smoothing = y < 0.5;
+                    match rule {
+                        Rule::Smoothed => by_smoothing,
+                        Rule::BlocksAndSmoothed => own && by_smoothing,
+                        _ => own || by_smoothing,
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// The smoothed boilerplate score (1 − content) of every block's owner.
+fn smoothed_owner_scores(
+    dom: &Dom,
+    sums: &[Subtree],
+    blocks: &Blocks,
+    probability: &[f32],
+) -> Vec<f32> {
+    let n = dom.len();
+    let mut weighted = vec![0f32; n];
+    let mut chars = vec![0f32; n];
+    for (b, stats) in blocks.stats.iter().enumerate() {
+        let owner = blocks.owners[b] as usize;
+        let c = stats.chars.max(1) as f32;
+        weighted[owner] += (1.0 - probability[b]) * c;
+        chars[owner] += c;
+    }
+    for i in (1..n).rev() {
+        if let Some(p) = dom.parent(i) {
+            weighted[p] += weighted[i];
+            chars[p] += chars[i];
+        }
+    }
+    let scores: Vec<Option<f32>> = (0..n)
+        .map(|i| (dom.element(i).is_some() && chars[i] > 0.0).then(|| weighted[i] / chars[i]))
+        .collect();
+    let area: Vec<f32> = sums.iter().map(|s| s.text_chars as f32).collect();
+    let segmentation = crate::segmentation::segment(dom, &scores, &area, &Default::default());
+    blocks
+        .owners
+        .iter()
+        .map(|&o| segmentation.smoothed[o as usize])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom;
+    use crate::subtree::summarize;
+
+    const PAGE: &str =
+        "<body><nav><a href=/>Home page</a> <a href=/a>About us, our people and our work</a> \
+        <a href=/c>Contact us</a></nav>\
+        <article><p>The first long paragraph of the story tells what happened in the town.</p>\
+        <p>A short aside, maybe content.</p>\
+        <p>The second long paragraph of the story goes on with quotes from people there.</p>\
+        </article><footer>Copyright notice of the publisher, all rights reserved.</footer></body>";
+
+    #[test]
+    fn rules_turn_probabilities_into_calls() {
+        let dom = dom::parse(PAGE, 512);
+        let sums = summarize(&dom, "example.com");
+        let blocks = blocks::blocks(&dom);
+        assert_eq!(blocks.len(), 5, "nav, three paragraphs, footer");
+        let p = [0.1, 0.9, 0.4, 0.95, 0.2];
+        let decide = |rule| decide(&dom, &sums, &blocks, &p, 0.5, rule);
+        assert_eq!(decide(Rule::Blocks), [false, true, false, true, false]);
+        // The aside lies between two confident blocks and is likely enough.
+        assert_eq!(decide(Rule::Region), [false, true, true, true, false]);
+        // Smoothing keeps the article whole: the aside is restored, nothing else changes. (A
+        // block too small to be smoothed takes its section's score: a short menu inside the
+        // body would be restored too.)
+        assert_eq!(
+            decide(Rule::BlocksOrSmoothed),
+            [false, true, true, true, false]
+        );
+        assert_eq!(decide(Rule::BlocksAndSmoothed), decide(Rule::Blocks));
+    }
+}
