@@ -23,12 +23,11 @@ use forust_ml::{GradientBooster, Matrix};
 use stencil_operators::content::align::{block_gold, BlockGold, TokenOverlap};
 use stencil_operators::content::features::{Row, COUNT};
 use stencil_operators::content::forest::{ContentModel, Tree};
-use stencil_operators::content::{self, Blocks, Context, Judgement, Rule};
+use stencil_operators::content::{self, Blocks, Context, Rule};
 use stencil_operators::dom::Dom;
 use stencil_operators::inventory::{self, Inventory, Share};
-use stencil_operators::segmentation;
 use stencil_operators::site_level::{self, site_of, url_key, Fingerprints, PageFingerprints};
-use stencil_operators::subtree::summarize;
+use stencil_operators::subtree::{summarize, Subtree};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::{files, LimitArgs};
@@ -123,23 +122,26 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
     training.insert("parameters".into(), parameters(args));
     if args.folds >= 2 {
         let probabilities = cross_validate(&examples, args)?;
-        // Every rule on the same held-out probabilities; the shipped rule's figures in full.
-        for rule in Rule::ALL.into_iter().filter(|&r| r != Rule::default()) {
-            let judged: Vec<Judged> = examples
-                .iter()
-                .zip(&probabilities)
-                .map(|(e, p)| judged(e, p.clone(), rule))
-                .collect();
-            print!(
-                "{}",
-                Report::of(&examples, &judged).table_for(&format!("{rule:?}"))
-            );
+        // Every rule on the same held-out probabilities (each page's sums computed once for
+        // all of them); the shipped rule's figures in full, after the others.
+        let mut by_rule: Vec<Vec<Judged>> = Rule::ALL.iter().map(|_| Vec::new()).collect();
+        for (example, probability) in examples.iter().zip(&probabilities) {
+            let sums = summarize(&example.dom, &example.host);
+            for (judged_pages, &rule) in by_rule.iter_mut().zip(&Rule::ALL) {
+                judged_pages.push(judged(example, &sums, probability, rule));
+            }
         }
-        let held_out: Vec<Judged> = examples
+        let shipped = Rule::ALL
             .iter()
-            .zip(probabilities)
-            .map(|(e, p)| judged(e, p, Rule::default()))
-            .collect();
+            .position(|&r| r == Rule::default())
+            .unwrap_or(0);
+        for (judged_pages, rule) in by_rule.iter().zip(Rule::ALL) {
+            if rule != Rule::default() {
+                let table = Report::of(&examples, judged_pages).table_for(&format!("{rule:?}"));
+                print!("{table}");
+            }
+        }
+        let held_out = by_rule.swap_remove(shipped);
         let report = Report::of(&examples, &held_out);
         print!(
             "{}",
@@ -391,28 +393,17 @@ struct Judged {
     overlap: TokenOverlap,
 }
 
-fn judged(example: &Example, probability: Vec<f32>, rule: Rule) -> Judged {
-    let sums = summarize(&example.dom, &example.host);
-    let mut content = content::decide(
+fn judged(example: &Example, sums: &[Subtree], probability: &[f32], rule: Rule) -> Judged {
+    let content = content::decide(
         &example.dom,
-        &sums,
+        sums,
         &example.blocks,
-        &probability,
+        probability,
         0.5,
         rule,
-    );
-    content::facts::keep_facts(
-        &example.dom,
-        &example.blocks,
         example.site_inside.as_deref(),
-        &mut content,
     );
-    let judgement = Judgement {
-        blocks: example.blocks.clone(),
-        probability,
-        content,
-    };
-    let text = segmentation::cleaned_text(&example.dom, &judgement.drop_marks(), 0.5);
+    let text = content::cleaned_text(&example.dom, &example.blocks, &content);
     let overlap = TokenOverlap::of(&text, &example.gold);
     Judged { text, overlap }
 }

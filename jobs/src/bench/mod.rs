@@ -201,11 +201,12 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
                     &probability,
                     content_model.threshold,
                     Default::default(),
+                    None,
                 ),
                 blocks,
                 probability,
             };
-            let text = segmentation::cleaned_text(d, &judgement.drop_marks(), 0.5);
+            let text = judgement.cleaned_text(d);
             let end = Instant::now();
             b_s += (featured - start).as_secs_f64();
             cf_s += (treed - featured).as_secs_f64();

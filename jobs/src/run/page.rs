@@ -111,7 +111,7 @@ pub fn analyse(
     let judgement = content::judge(dom, sums, context, content_model);
     enter("cleaned text", url);
     let cleaned_text = match options.cleaned_from {
-        CleanedFrom::Content => segmentation::cleaned_text(dom, &judgement.drop_marks(), 0.5),
+        CleanedFrom::Content => judgement.cleaned_text(dom),
         CleanedFrom::Template => segmentation::cleaned_text(dom, &calls, smoothing.threshold),
     };
     Analysis {

@@ -53,22 +53,23 @@ impl Judgement {
             .sum()
     }
 
-    /// A value per node for `segmentation::cleaned_text` at threshold 0.5: 1 for the text nodes
-    /// of blocks not called content, 0 for every other node (so every element stays open and
-    /// the line breaks of the page's blocks stay where they were).
-    pub fn drop_marks(&self) -> Vec<f32> {
-        self.blocks
-            .of_node
-            .iter()
-            .map(|&b| {
-                if b != NONE && !self.content[b as usize] {
-                    1.0
-                } else {
-                    0.0
-                }
-            })
-            .collect()
+    /// The text of the blocks called content, one line per block.
+    pub fn cleaned_text(&self, dom: &Dom) -> String {
+        cleaned_text(dom, &self.blocks, &self.content)
     }
+}
+
+/// The text of the blocks of `blocks` called content, one line per block:
+/// `segmentation::cleaned_text` with every text node of a block not called content marked 1 and
+/// every other node 0, so every element stays open and the line breaks of the page's blocks
+/// stay where they were.
+pub fn cleaned_text(dom: &Dom, blocks: &Blocks, content: &[bool]) -> String {
+    let marks: Vec<f32> = blocks
+        .of_node
+        .iter()
+        .map(|&b| f32::from(u8::from(b != NONE && !content[b as usize])))
+        .collect();
+    crate::segmentation::cleaned_text(dom, &marks, 0.5)
 }
 
 /// Judges every block of a page.
@@ -76,15 +77,15 @@ pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentM
     let blocks = blocks::blocks(dom);
     let rows = features::compute(dom, sums, &blocks, context);
     let probability = model.probabilities(&rows);
-    let mut content = decide(
+    let content = decide(
         dom,
         sums,
         &blocks,
         &probability,
         model.threshold,
         Rule::Blocks,
+        context.site_inside,
     );
-    facts::keep_facts(dom, &blocks, context.site_inside, &mut content);
     Judgement {
         blocks,
         probability,
@@ -122,7 +123,9 @@ impl Rule {
     ];
 }
 
-/// The content calls of a page's blocks under `rule`.
+/// The content calls of a page's blocks under `rule`, then the rules every call goes through:
+/// a page left empty keeps its likeliest blocks, and a product page keeps its facts
+/// ([`facts::keep_facts`]; `site_inside` as in [`Context`]).
 pub fn decide(
     dom: &Dom,
     sums: &[Subtree],
@@ -130,6 +133,7 @@ pub fn decide(
     probability: &[f32],
     threshold: f32,
     rule: Rule,
+    site_inside: Option<&[bool]>,
 ) -> Vec<bool> {
     let mut calls = calls_by_rule(dom, sums, blocks, probability, threshold, rule);
     // A page with no block called content is almost always a miss, not a page without
@@ -142,6 +146,7 @@ pub fn decide(
             }
         }
     }
+    facts::keep_facts(dom, blocks, site_inside, &mut calls);
     calls
 }
 
@@ -249,7 +254,7 @@ mod tests {
         let blocks = blocks::blocks(&dom);
         assert_eq!(blocks.len(), 5, "nav, three paragraphs, footer");
         let p = [0.1, 0.9, 0.4, 0.95, 0.2];
-        let decide = |rule| decide(&dom, &sums, &blocks, &p, 0.5, rule);
+        let decide = |rule| decide(&dom, &sums, &blocks, &p, 0.5, rule, None);
         assert_eq!(decide(Rule::Blocks), [false, true, false, true, false]);
         // The aside lies between two confident blocks and is likely enough.
         assert_eq!(decide(Rule::Region), [false, true, true, true, false]);
