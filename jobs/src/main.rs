@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use stencil_operators::warc::Limits;
+use stencil_operators::reading::warc::Limits;
 
 /// A DOM is millions of small allocations made and freed page after page; glibc's allocator
 /// spent a fifth of `stencil run`'s time in malloc and free (perf, docs/benchmarks.md).

@@ -12,15 +12,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
+use stencil_operators::dom::subtree::summarize;
 use stencil_operators::dom::Dom;
-use stencil_operators::features;
 use stencil_operators::inventory::{for_each_page, Inventory, Share};
-use stencil_operators::isotonic;
-use stencil_operators::model::Model;
-use stencil_operators::page::Page;
-use stencil_operators::segmentation::{self, Penalty};
-use stencil_operators::site_level::site_of;
-use stencil_operators::subtree::summarize;
+use stencil_operators::page_models::features;
+use stencil_operators::page_models::model::Model;
+use stencil_operators::reading::page::Page;
+use stencil_operators::site::site_level::site_of;
+use stencil_operators::smoothing::isotonic;
+use stencil_operators::smoothing::segmentation::{self, Penalty};
 
 use crate::cluster::ClusterArgs;
 use crate::tables::{NodeId, NodeScoreRow, Rows, StreamingPart};
@@ -157,7 +157,8 @@ pub struct Scored {
     pub rows: u64,
     pub sections: u64,
     /// Pages whose scores had more distinct values than `--max-levels` and were smoothed
-    /// after quantizing them (the approximation bounded in `operators::isotonic`).
+    /// after quantizing them (the approximation bounded in
+    /// `stencil_operators::smoothing::isotonic`).
     pub quantized_pages: u64,
 }
 
@@ -215,7 +216,7 @@ fn is_html_file(path: &Path) -> bool {
 /// file's `file:` path.
 fn read_html_file(
     path: &Path,
-    limits: &stencil_operators::warc::Limits,
+    limits: &stencil_operators::reading::warc::Limits,
 ) -> Result<(String, Dom), String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -223,7 +224,7 @@ fn read_html_file(
     file.take(limits.max_page_bytes as u64)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    let decoded = stencil_operators::charset::decode(&bytes, None, None);
+    let decoded = stencil_operators::reading::charset::decode(&bytes, None, None);
     let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
     let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     Ok((format!("file://{}", absolute.display()), dom))
@@ -236,7 +237,7 @@ pub fn score_files(
     out: &Path,
     worker: usize,
     scorer: &Scorer,
-    limits: &stencil_operators::warc::Limits,
+    limits: &stencil_operators::reading::warc::Limits,
     inventory: &mut Inventory,
 ) -> Result<Scored, String> {
     let mut part = StreamingPart::node_scores(out, worker)?;

@@ -7,11 +7,11 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
 use stencil_operators::synth;
-use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
 
-use stencil_operators::model::FitParams;
-use stencil_operators::site_level::Params;
+use stencil_operators::page_models::model::FitParams;
+use stencil_operators::site::site_level::Params;
 
 use crate::{run, site, train, DemoArgs, SynthArgs};
 

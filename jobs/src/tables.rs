@@ -393,7 +393,7 @@ fn node_columns<R>(rows: &[R], get: impl Fn(&R) -> &NodeId) -> Vec<ArrayRef> {
     ]
 }
 
-const FEATURES: usize = stencil_operators::features::COUNT;
+const FEATURES: usize = stencil_operators::page_models::features::COUNT;
 
 /// A row of `training`, borrowed from the page it describes: a part holds hundreds of
 /// thousands of these, and the columns copy what they need.
@@ -406,7 +406,7 @@ pub struct TrainingRow<'a> {
     pub path: &'a str,
     pub label: &'static str,
     pub scheme: &'static str,
-    pub subtree: &'a stencil_operators::subtree::Subtree,
+    pub subtree: &'a stencil_operators::dom::subtree::Subtree,
     pub area: f32,
     pub bucket: u8,
     pub features: &'a [f32; FEATURES],

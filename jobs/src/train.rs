@@ -12,7 +12,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 use clap::Args;
-use stencil_operators::model::{self, FitParams, Model, StratifiedSample};
+use stencil_operators::page_models::model::{self, FitParams, Model, StratifiedSample};
 use timely::dataflow::operators::vec::{Broadcast, Input};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;

@@ -1,5 +1,5 @@
-//! `stencil train-content`: fits the main-content model (`stencil_operators::content`) to
-//! human gold, and measures it host-disjoint.
+//! `stencil train-content`: fits the main-content model (`stencil_operators::page_models::content`)
+//! to human gold, and measures it host-disjoint.
 //!
 //! Input: WARC files and a manifest of gold texts (`url`, `gold_path`, and optionally `source`
 //! and `page_type`, tab-separated with a header: what `stencil_tests::end_to_end::build`
@@ -20,14 +20,14 @@ use std::process::ExitCode;
 
 use clap::Args;
 use forust_ml::{GradientBooster, Matrix};
-use stencil_operators::content::align::{block_gold, BlockGold, TokenOverlap};
-use stencil_operators::content::features::{Row, COUNT};
-use stencil_operators::content::forest::{ContentModel, Tree};
-use stencil_operators::content::{self, Blocks, Context, Rule};
+use stencil_operators::dom::subtree::{summarize, Subtree};
 use stencil_operators::dom::Dom;
 use stencil_operators::inventory::{self, Inventory, Share};
-use stencil_operators::site_level::{self, site_of, url_key, Fingerprints, PageFingerprints};
-use stencil_operators::subtree::{summarize, Subtree};
+use stencil_operators::page_models::content::align::{block_gold, BlockGold, TokenOverlap};
+use stencil_operators::page_models::content::features::{Row, COUNT};
+use stencil_operators::page_models::content::forest::{ContentModel, Tree};
+use stencil_operators::page_models::content::{self, Blocks, Context, Rule};
+use stencil_operators::site::site_level::{self, site_of, url_key, Fingerprints, PageFingerprints};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::{files, LimitArgs};

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
+use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
 
 fn stencil() -> Command {
     Command::new(env!("CARGO_BIN_EXE_stencil"))

@@ -47,7 +47,7 @@ fn page(h: usize, p: usize) -> (String, String, String) {
 
 /// A WARC of 12 hosts × 4 pages and a gold manifest for it.
 fn gold_crawl(dir: &Path) -> (PathBuf, PathBuf) {
-    let mut writer = stencil_operators::warc::write::WarcWriter::new(Vec::new(), true);
+    let mut writer = stencil_operators::reading::warc::write::WarcWriter::new(Vec::new(), true);
     let mut manifest = String::from("url\tgold_path\tsource\tpage_type\n");
     std::fs::create_dir_all(dir.join("gold")).unwrap();
     for h in 0..12 {

@@ -270,7 +270,7 @@ fn a_raw_unicode_link_is_cleaned_and_run_on_two_workers() {
     );
     assert!(stdout.contains("Hello world"), "{stdout}");
 
-    let mut writer = stencil_operators::warc::write::WarcWriter::new(Vec::new(), true);
+    let mut writer = stencil_operators::reading::warc::write::WarcWriter::new(Vec::new(), true);
     write_page(&mut writer, "http://www.例え.jp/ページ", IDN_PAGE);
     write_page(&mut writer, "http://ww本.jp/", IDN_PAGE);
     let warc = dir.join("idn.warc.gz");

@@ -42,7 +42,7 @@ fn same_model_and_scores_with_one_or_two_workers_and_two_processes() {
     let summary = train(&files, &one, &["-w", "1"]);
     assert!(summary.contains("host-disjoint AUC"), "{summary}");
     let (model, reference) = outputs(&one);
-    let parsed = stencil_operators::model::Model::from_json(&model).unwrap();
+    let parsed = stencil_operators::page_models::model::Model::from_json(&model).unwrap();
     assert!(parsed.validation.is_some());
     // Every element of all 243 pages is scored, each score a probability.
     let scores = &reference["node_scores"];
@@ -93,7 +93,7 @@ fn training_table_has_every_feature_column_named_as_in_the_model() {
         .iter()
         .map(|n| n.as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), stencil_operators::features::COUNT);
+    assert_eq!(names.len(), stencil_operators::page_models::features::COUNT);
     let part = out.join("training").join("part-00000.parquet");
     let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(part).unwrap())
         .unwrap()
@@ -256,7 +256,7 @@ fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
 #[test]
 fn a_crawl_without_labels_fails_to_train_clearly_but_keeps_the_site_tables() {
     let dir = scratch("unlabelled");
-    let mut writer = stencil_operators::warc::write::WarcWriter::new(Vec::new(), true);
+    let mut writer = stencil_operators::reading::warc::write::WarcWriter::new(Vec::new(), true);
     for i in 0..3 {
         common::write_page(
             &mut writer,

@@ -3,8 +3,8 @@
 //! page and per host, for the page-level segmentation and for SiteLevel(θ) alike, so both go
 //! through this one function with their own idea of which nodes are template.
 
+use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
-use crate::subtree::Subtree;
 
 /// Template shares of one page, each in [0, 1]; `None` where the page has none of that measure
 /// (a page without links has no link fraction, rather than a fraction of 0 that would pull
@@ -58,7 +58,7 @@ fn measures(sum: &Subtree) -> [u64; 4] {
 mod tests {
     use super::*;
     use crate::dom::parse;
-    use crate::subtree::summarize;
+    use crate::dom::subtree::summarize;
 
     const PAGE: &str =
         "<html><body><div id=\"nav\"><a href=\"/a\">Home</a> <a href=\"/b\">News</a>\

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::contain::{self, contain, Panic};
 use crate::dom::Dom;
-use crate::page::{Envelope, Outcome, Page, Truncation};
-use crate::warc::{FileSummary, ReadError, Record};
+use crate::reading::page::{Envelope, Outcome, Page, Truncation};
+use crate::reading::warc::{FileSummary, ReadError, Record};
 
 /// Counts over one or more WARC files. Maps are ordered so output is deterministic.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,7 +190,7 @@ pub struct Progress {
 /// in `share` are read ([`Share::WHOLE`]: all of them).
 pub fn for_each_page(
     path: &std::path::Path,
-    limits: &crate::warc::Limits,
+    limits: &crate::reading::warc::Limits,
     share: Share,
     inventory: &mut Inventory,
     visit: impl FnMut(&Page, &Dom),
@@ -205,13 +205,13 @@ pub fn for_each_page(
 /// first; the hashes themselves are not kept.
 pub fn inspect_file(
     path: &std::path::Path,
-    limits: &crate::warc::Limits,
+    limits: &crate::reading::warc::Limits,
     parse: bool,
     progress: impl FnMut(Progress),
 ) -> std::io::Result<Inventory> {
     let mut inventory = Inventory::default();
     let hash = |page: &Page, dom: &Dom| {
-        std::hint::black_box(crate::subtree::summarize(dom, &page.host));
+        std::hint::black_box(crate::dom::subtree::summarize(dom, &page.host));
     };
     read_accounted(
         path,
@@ -271,7 +271,7 @@ impl Share {
 /// by construction. `progress` sees every record's offset, shared or not.
 pub fn for_each_record(
     path: &std::path::Path,
-    limits: &crate::warc::Limits,
+    limits: &crate::reading::warc::Limits,
     share: Share,
     inventory: &mut Inventory,
     mut visit: impl FnMut(RecordEntry, Option<(Box<Page>, Dom)>),
@@ -298,7 +298,7 @@ pub fn for_each_record(
 /// The read loop; pages are parsed only when there is a `visit`.
 fn read_accounted(
     path: &std::path::Path,
-    limits: &crate::warc::Limits,
+    limits: &crate::reading::warc::Limits,
     share: Share,
     inventory: &mut Inventory,
     mut visit: Option<impl FnMut(&Page, &Dom)>,
@@ -325,7 +325,7 @@ fn read_accounted(
 /// The one read loop: frames, classifies, counts and (with `parse`) parses every record.
 fn read_records(
     path: &std::path::Path,
-    limits: &crate::warc::Limits,
+    limits: &crate::reading::warc::Limits,
     share: Share,
     inventory: &mut Inventory,
     parse: bool,
@@ -333,10 +333,10 @@ fn read_records(
     // Answers whether the work on the page it was given panicked (it is then an error).
     mut on_record: impl FnMut(RecordEntry, Option<(Box<Page>, Option<Dom>)>) -> bool,
 ) -> std::io::Result<()> {
-    use crate::warc::ReadItem;
+    use crate::reading::warc::ReadItem;
     let mut done = Progress::default();
     let mut ordinal = 0u64;
-    let summary = crate::warc::read_file(path, limits, |item| {
+    let summary = crate::reading::warc::read_file(path, limits, |item| {
         ordinal += 1;
         done.offset = match &item {
             ReadItem::Record(record) => record.head.position.offset,
@@ -365,7 +365,7 @@ fn read_records(
                 // Decoding and parsing are the record's own work: a panic there is its
                 // outcome, and the file's next record is read as usual.
                 let work = contain("decode", || {
-                    let (envelope, outcome) = crate::page::to_page(record, limits);
+                    let (envelope, outcome) = crate::reading::page::to_page(record, limits);
                     let dom = match &outcome {
                         Outcome::Page(page) if parse => {
                             contain::enter("parse");
@@ -449,7 +449,7 @@ fn read_records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::warc::write::{http_response, NewRecord, WarcWriter};
+    use crate::reading::warc::write::{http_response, NewRecord, WarcWriter};
 
     /// Parsing panics on pages whose URL contains this (test builds only).
     pub(super) fn fault(url: &str) {
@@ -487,7 +487,7 @@ mod tests {
         let mut entries = Vec::new();
         let read = for_each_record(
             &path,
-            &crate::warc::Limits::default(),
+            &crate::reading::warc::Limits::default(),
             Share::WHOLE,
             &mut inventory,
             |entry, page| entries.push((entry, page.is_some())),

@@ -1,31 +1,32 @@
-//! Stencil's algorithms as plain functions over plain data.
+//! Stencil's algorithms as plain functions over plain data, grouped by the stage of a page's
+//! journey they serve, in the order a page meets them:
 //!
-//! Reading order of a page's journey: [`warc`] frames records out of a file, [`page`] turns a
-//! record into decoded HTML (with [`http`] and [`charset`]), [`dom`] parses it into a compact
-//! arena, and [`subtree`] hashes every subtree and counts what later stages need (text
-//! normalized by [`normalize`]). [`inventory`] accounts for every record's outcome, and
-//! [`contain`] keeps a panic on one record to that record.
+//! 1. [`reading`]: records framed out of WARC files, each turned into a decoded HTML page or
+//!    the reason it is not one.
+//! 2. [`dom`]: the page parsed into a compact arena, every subtree hashed and summed
+//!    ([`dom::subtree`]), the visible text laid out as one stream ([`dom::text`]).
+//! 3. [`site`]: site-level methods, which find a host's templates in what its pages share and
+//!    label nodes with them for training.
+//! 4. [`page_models`]: page-level models, which judge every node of any page from the page
+//!    alone: the template classifier, fitted to the site-level labels, and the main-content
+//!    model.
+//! 5. [`smoothing`]: the template scores made into consistent sections, and the text left
+//!    when the template is dropped.
+//!
+//! Beside the stages, because they serve more than one: [`inventory`] accounts for every
+//! record's outcome, [`contain`] keeps a panic on one record to that record, [`fractions`]
+//! measures how much of a page is template whichever method called it, and [`synth`] generates
+//! synthetic crawls with their gold for the demo and the tests.
 //!
 //! Nothing here knows about timely; the dataflow wiring lives in the `stencil` binary and calls
 //! these functions.
 
-pub mod charset;
 pub mod contain;
-pub mod content;
 pub mod dom;
-pub mod features;
 pub mod fractions;
-pub mod http;
 pub mod inventory;
-pub mod isotonic;
-pub mod labels;
-pub mod logistic;
-pub mod model;
-pub mod normalize;
-pub mod page;
-pub mod segmentation;
-pub mod site_level;
-pub mod subtree;
+pub mod page_models;
+pub mod reading;
+pub mod site;
+pub mod smoothing;
 pub mod synth;
-pub mod text;
-pub mod warc;

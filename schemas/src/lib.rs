@@ -117,8 +117,8 @@ pub fn pages() -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// The main-content model's view of a page (`stencil_operators::content`), in column order:
-/// the share of the page's visible text, and of its anchor text, in blocks called main
+/// The main-content model's view of a page (`stencil_operators::page_models::content`), in column
+/// order: the share of the page's visible text, and of its anchor text, in blocks called main
 /// content. Null when the page has no such text at all.
 pub const CONTENT_FRACTIONS: [&str; 2] = ["content_text_fraction", "content_anchor_text_fraction"];
 
@@ -138,7 +138,7 @@ pub fn segments() -> SchemaRef {
 }
 
 /// `training`: one row per labelled DOM node, with the node aggregates of
-/// `stencil_operators::subtree::Subtree` and every classifier feature, so that other tools can
+/// `stencil_operators::dom::subtree::Subtree` and every classifier feature, so that other tools can
 /// train on the same rows.
 pub fn training() -> SchemaRef {
     let mut fields = node_fields();
@@ -184,7 +184,7 @@ fn classifier_fields() -> Vec<Field> {
         Field::new("bucket", DataType::UInt8, false),
     ];
     fields.extend(
-        stencil_operators::features::NAMES
+        stencil_operators::page_models::features::NAMES
             .iter()
             .map(|name| Field::new(*name, DataType::Float32, false)),
     );

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use stencil_operators::site_level::url_key;
+use stencil_operators::site::site_level::url_key;
 
 use crate::gold;
 use crate::TestPage;

@@ -868,7 +868,7 @@ fn declared_url(html: &[u8]) -> Option<String> {
 // tokens
 
 // The token metric lives with the content model, which is trained and judged by it.
-pub use stencil_operators::content::align::{tokens, TokenOverlap};
+pub use stencil_operators::page_models::content::align::{tokens, TokenOverlap};
 
 // ------------------------------------------------------------------------------------------
 // helpers

@@ -31,11 +31,11 @@
 
 use std::path::Path;
 
-use stencil_operators::charset;
+use stencil_operators::dom::subtree::{summarize, Subtree};
 use stencil_operators::dom::{self, Dom};
-use stencil_operators::site_level;
-use stencil_operators::subtree::{summarize, Subtree};
-use stencil_operators::warc::Limits;
+use stencil_operators::reading::charset;
+use stencil_operators::reading::warc::Limits;
+use stencil_operators::site::site_level;
 
 /// Assessor classes by number: `x-nc-sel0` … `x-nc-sel5`.
 pub const CLASS_NAMES: [&str; 6] = [

@@ -10,9 +10,9 @@ pub mod warc_samples;
 use std::io::{BufReader, Cursor, Write};
 use std::path::PathBuf;
 
-use stencil_operators::page::{to_page, Outcome};
-use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
-use stencil_operators::warc::{self, FileSummary, Limits, ReadItem};
+use stencil_operators::reading::page::{to_page, Outcome};
+use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
+use stencil_operators::reading::warc::{self, FileSummary, Limits, ReadItem};
 
 /// `../shared` beside the repository (or `$STENCIL_SHARED`). When it is missing, tests that
 /// need it print a notice and skip — unless `STENCIL_REQUIRE_SHARED=1` (CI), where a missing
@@ -155,18 +155,18 @@ pub fn page_html(read: ReadBack, limits: &Limits) -> Vec<String> {
 /// host model.
 pub fn site_level_over(
     files: &[PathBuf],
-    params: &stencil_operators::site_level::Params,
-    kind: stencil_operators::site_level::Fingerprints,
+    params: &stencil_operators::site::site_level::Params,
+    kind: stencil_operators::site::site_level::Fingerprints,
     mut visit: impl FnMut(
-        &stencil_operators::page::Page,
+        &stencil_operators::reading::page::Page,
         &stencil_operators::dom::Dom,
-        &[stencil_operators::subtree::Subtree],
+        &[stencil_operators::dom::subtree::Subtree],
         &[bool],
-        &stencil_operators::site_level::HostModel,
+        &stencil_operators::site::site_level::HostModel,
     ),
 ) {
-    use stencil_operators::site_level::{self as sl, PageFingerprints};
-    use stencil_operators::subtree::summarize;
+    use stencil_operators::dom::subtree::summarize;
+    use stencil_operators::site::site_level::{self as sl, PageFingerprints};
     let mut pages = Vec::new();
     for_each_page_of(files, |page, dom| {
         let sums = summarize(dom, &page.host);
@@ -189,7 +189,7 @@ pub fn site_level_over(
 /// Every page of test WARC `files`, parsed with the default limits.
 fn for_each_page_of(
     files: &[PathBuf],
-    mut visit: impl FnMut(&stencil_operators::page::Page, &stencil_operators::dom::Dom),
+    mut visit: impl FnMut(&stencil_operators::reading::page::Page, &stencil_operators::dom::Dom),
 ) {
     let mut inventory = stencil_operators::inventory::Inventory::default();
     for file in files {

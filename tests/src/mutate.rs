@@ -12,7 +12,7 @@
 //!   missing CRLFs.
 //! - [`PageKind`]: on the HTML (and URL, and declared charset) of a response, before it is
 //!   written back as a Common-Crawl-style WARC (one gzip member per record,
-//!   `stencil_operators::warc::write`).
+//!   `stencil_operators::reading::warc::write`).
 //!
 //! The generators at the bottom ([`page_warc`], [`real_warc`], [`record_warc`],
 //! [`html_page`]) compose 1–3 mutations per input and list what they applied.
@@ -23,8 +23,8 @@
 use std::io::{Read, Write};
 use std::ops::Range;
 
+use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
 use stencil_operators::synth::SplitMix;
-use stencil_operators::warc::write::{http_response, NewRecord, WarcWriter};
 
 // ---------------------------------------------------------------------------------------------
 // The generator

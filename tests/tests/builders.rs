@@ -4,9 +4,9 @@
 //! some trees differ in shape; what must hold is that the text a reader sees is the same, and
 //! that the trees differ on few pages.
 
-use stencil_operators::charset;
 use stencil_operators::dom::{self, Dom, NodeKind};
-use stencil_operators::warc::Limits;
+use stencil_operators::reading::charset;
+use stencil_operators::reading::warc::Limits;
 use stencil_tests::{gold, shared_dir};
 
 /// How far two parses of a page agree, from strictest to loosest.

@@ -2,10 +2,10 @@
 //! the dev crawl, and the shipped model against L3S-GN1's human node labels (sites it never
 //! saw). These run the library path; `jobs/tests/train.rs` checks the timely job.
 
-use stencil_operators::features;
-use stencil_operators::labels;
-use stencil_operators::model::{self, Example, FitParams, Model, StratifiedSample};
-use stencil_operators::site_level::{self, url_key, Fingerprints, Params};
+use stencil_operators::page_models::features;
+use stencil_operators::page_models::model::{self, Example, FitParams, Model, StratifiedSample};
+use stencil_operators::site::labels;
+use stencil_operators::site::site_level::{self, url_key, Fingerprints, Params};
 use stencil_tests::gold;
 use stencil_tests::{shared_dir, site_level_over, warc_file};
 

@@ -1,7 +1,7 @@
 //! The arena is the tree a browser builds, and subtree hashes identify shared blocks.
 
+use stencil_operators::dom::subtree::{summarize, Subtree};
 use stencil_operators::dom::{self, Dom};
-use stencil_operators::subtree::{summarize, Subtree};
 
 fn parse(html: &str) -> Dom {
     dom::parse(html, 4096)

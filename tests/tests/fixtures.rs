@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use stencil_operators::inventory::inspect_file;
-use stencil_operators::warc::{self, Limits, ReadItem};
+use stencil_operators::reading::warc::{self, Limits, ReadItem};
 use stencil_tests::shared_dir;
 use stencil_tests::warc_samples::EXPECTED;
 

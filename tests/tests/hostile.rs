@@ -3,11 +3,11 @@
 //! and every record must be read or reported.
 
 use encoding_rs::{SHIFT_JIS, WINDOWS_1251, WINDOWS_1252};
-use stencil_operators::charset::CharsetSource;
-use stencil_operators::page::{to_page, Outcome, SkipReason, Truncation};
-use stencil_operators::warc::write::serialize;
-use stencil_operators::warc::{Limits, ReadErrorKind, ReadItem};
-use stencil_operators::{dom, subtree};
+use stencil_operators::dom::{self, subtree};
+use stencil_operators::reading::charset::CharsetSource;
+use stencil_operators::reading::page::{to_page, Outcome, SkipReason, Truncation};
+use stencil_operators::reading::warc::write::serialize;
+use stencil_operators::reading::warc::{Limits, ReadErrorKind, ReadItem};
 use stencil_tests::{build_warc, gzip_whole, outcomes, page_html, read_bytes, TestPage};
 
 fn three_pages() -> Vec<TestPage<'static>> {
@@ -508,7 +508,7 @@ fn random_damage_never_panics_and_every_record_is_accounted_for() {
 
 #[test]
 fn records_round_trip_through_the_writer() {
-    let record = stencil_operators::warc::write::NewRecord {
+    let record = stencil_operators::reading::warc::write::NewRecord {
         record_type: "resource",
         target_uri: Some("http://r.example/"),
         date: "2026-11-21T00:00:00Z",
@@ -536,10 +536,10 @@ fn records_round_trip_through_the_writer() {
 /// smoothing (with `clean`'s default hidden-element threshold), cleaned text.
 #[test]
 fn a_link_to_a_raw_unicode_host_cleans() {
-    use stencil_operators::charset;
-    use stencil_operators::features;
-    use stencil_operators::model::Model;
-    use stencil_operators::segmentation::{self, Params, DEFAULT_THRESHOLD};
+    use stencil_operators::page_models::features;
+    use stencil_operators::page_models::model::Model;
+    use stencil_operators::reading::charset;
+    use stencil_operators::smoothing::segmentation::{self, Params, DEFAULT_THRESHOLD};
 
     let html = "<html><body><p>Hello world, a page with a link.</p>\
                 <a href=\"http://日本語.jp/\">日本</a></body></html>";

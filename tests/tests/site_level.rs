@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use stencil_operators::dom::Dom;
-use stencil_operators::site_level::{Fingerprints, Params};
+use stencil_operators::site::site_level::{Fingerprints, Params};
 use stencil_operators::synth;
 use stencil_tests::gold::{self, tokens};
 use stencil_tests::{shared_dir, site_level_over, warc_file};
@@ -50,7 +50,7 @@ fn synthetic_crawl_templates_match_the_generators_gold() {
             assert!(model.labelled, "{}", page.host);
             let roots = &gold[&page.url];
             let paths = synth::element_paths(dom);
-            let body = stencil_operators::labels::body(dom).expect("a body");
+            let body = stencil_operators::site::labels::body(dom).expect("a body");
             for i in dom.subtree(body) {
                 if dom.element(i).is_none() {
                     continue;

@@ -6,9 +6,9 @@
 //! `STENCIL_SMOOTHING_SWEEP=1` adds the penalty forms and hidden-area thresholds to the table.
 
 use stencil_operators::dom::Dom;
-use stencil_operators::features;
-use stencil_operators::model::Model;
-use stencil_operators::segmentation::{self, Params, Penalty, Segmentation};
+use stencil_operators::page_models::features;
+use stencil_operators::page_models::model::Model;
+use stencil_operators::smoothing::segmentation::{self, Params, Penalty, Segmentation};
 use stencil_tests::clustering::adjusted_rand_index;
 use stencil_tests::gold::TokenOverlap;
 use stencil_tests::l3s::LabelledPage;

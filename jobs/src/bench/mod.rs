@@ -13,11 +13,12 @@ use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{
     BufferQueue, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
-use stencil_operators::model::Model;
-use stencil_operators::page::{to_page, Outcome, Page};
-use stencil_operators::segmentation::{self, Segmentation};
-use stencil_operators::warc::{self, ReadItem, Record};
-use stencil_operators::{dom, features, subtree};
+use stencil_operators::dom::{self, subtree};
+use stencil_operators::page_models::features;
+use stencil_operators::page_models::model::Model;
+use stencil_operators::reading::page::{to_page, Outcome, Page};
+use stencil_operators::reading::warc::{self, ReadItem, Record};
+use stencil_operators::smoothing::segmentation::{self, Segmentation};
 
 use crate::{files, BenchArgs};
 
@@ -145,7 +146,7 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
     let params = segmentation::Params::default();
     let (mut features_s, mut score_s) = (f64::INFINITY, f64::INFINITY);
     let (mut smooth_s, mut clean_s) = (f64::INFINITY, f64::INFINITY);
-    let content_model = stencil_operators::content::ContentModel::shipped();
+    let content_model = stencil_operators::page_models::content::ContentModel::shipped();
     let (mut blocks_s, mut content_features_s, mut trees_s, mut content_clean_s) =
         (f64::INFINITY, f64::INFINITY, f64::INFINITY, f64::INFINITY);
     // Per page: the fastest smoothing over the rounds, and what the smoothing looked like
@@ -183,18 +184,20 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
             // The main-content model (what `cleaned_text` is made with): blocks, their
             // features, the trees, the calls and the text.
             let start = Instant::now();
-            let blocks = stencil_operators::content::blocks::blocks(d);
+            let blocks = stencil_operators::page_models::content::blocks::blocks(d);
             let featured = Instant::now();
-            let context = stencil_operators::content::Context {
+            let context = stencil_operators::page_models::content::Context {
                 url: &p.url,
                 site_inside: None,
             };
-            let rows = stencil_operators::content::features::compute(d, &sums, &blocks, context);
+            let rows = stencil_operators::page_models::content::features::compute(
+                d, &sums, &blocks, context,
+            );
             let treed = Instant::now();
             let probability = content_model.probabilities(&rows);
             let cleaning = Instant::now();
-            let judgement = stencil_operators::content::Judgement {
-                content: stencil_operators::content::decide(
+            let judgement = stencil_operators::page_models::content::Judgement {
+                content: stencil_operators::page_models::content::decide(
                     d,
                     &sums,
                     &blocks,

@@ -7,9 +7,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use stencil_operators::model::Model;
-use stencil_operators::segmentation::{self, Segmentation};
-use stencil_operators::{dom, features, isotonic, subtree};
+use stencil_operators::dom::{self, subtree};
+use stencil_operators::page_models::features;
+use stencil_operators::page_models::model::Model;
+use stencil_operators::smoothing::isotonic;
+use stencil_operators::smoothing::segmentation::{self, Segmentation};
 
 use super::{best_of, median};
 use stencil_operators::synth::SplitMix;

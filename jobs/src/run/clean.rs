@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use stencil_operators::contain::contain;
-use stencil_operators::page::looks_binary;
-use stencil_operators::subtree::summarize;
-use stencil_operators::warc::Limits;
+use stencil_operators::dom::subtree::summarize;
+use stencil_operators::reading::page::looks_binary;
+use stencil_operators::reading::warc::Limits;
 
 use super::PageArgs;
 use crate::score::Scorer;
@@ -78,7 +78,7 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
     // As in `run`, the page's own work is contained: a bug it triggers is reported as this
     // page's error, not as a crash.
     let analysis = contain("decode", || {
-        let decoded = stencil_operators::charset::decode(&bytes, None, None);
+        let decoded = stencil_operators::reading::charset::decode(&bytes, None, None);
         crate::crash::enter("parse", &args.url);
         let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
         crate::crash::enter("hashes", &args.url);

@@ -40,14 +40,16 @@ use std::time::Instant;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use stencil_operators::contain::{contain, Panic};
-use stencil_operators::content::ContentModel;
+use stencil_operators::dom::subtree::summarize;
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::inventory::{for_each_record, Inventory, RecordEntry};
-use stencil_operators::labels::Scheme;
-use stencil_operators::model::{Model, StratifiedSample};
-use stencil_operators::page::Page;
-use stencil_operators::site_level::{fingerprints, site_of, url_key, BottomK, HostModel, Params};
-use stencil_operators::subtree::summarize;
+use stencil_operators::page_models::content::ContentModel;
+use stencil_operators::page_models::model::{Model, StratifiedSample};
+use stencil_operators::reading::page::Page;
+use stencil_operators::site::labels::Scheme;
+use stencil_operators::site::site_level::{
+    fingerprints, site_of, url_key, BottomK, HostModel, Params,
+};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
 
@@ -246,7 +248,7 @@ struct Job {
     /// `warc_file` of the tables: each file's path as listed.
     names: Vec<Arc<str>>,
     out: PathBuf,
-    limits: stencil_operators::warc::Limits,
+    limits: stencil_operators::reading::warc::Limits,
     /// Site statistics to compute (`run`), or to take from an earlier run (`apply`), or none.
     site: SiteSource,
     plan: ModelPlan,
@@ -500,7 +502,7 @@ struct Setup<'a> {
     paths: &'a [PathBuf],
     out: &'a Path,
     cluster: &'a crate::cluster::ClusterArgs,
-    limits: stencil_operators::warc::Limits,
+    limits: stencil_operators::reading::warc::Limits,
     site: SiteSource,
     plan: ModelPlan,
     smoothing: crate::score::Smoothing,
@@ -1057,7 +1059,7 @@ fn failed_row(warc_file: &Arc<str>, meta: &PageMeta, panic: &Panic) -> RecordRow
 
 /// The template roots (node indices) of a page under a loaded host model.
 fn site_roots(kept: &Kept, model: &HostModel, scheme: Scheme) -> Vec<u32> {
-    stencil_operators::site_level::template_roots(
+    stencil_operators::site::site_level::template_roots(
         &kept.dom,
         &kept.sums,
         model,

@@ -5,13 +5,13 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use stencil_operators::content::{self, ContentModel, Context};
+use stencil_operators::dom::subtree::Subtree;
 use stencil_operators::dom::Dom;
-use stencil_operators::features;
 use stencil_operators::fractions::{self, Fractions};
-use stencil_operators::segmentation::{self, Segmentation};
-use stencil_operators::site_level::site_of;
-use stencil_operators::subtree::Subtree;
+use stencil_operators::page_models::content::{self, ContentModel, Context};
+use stencil_operators::page_models::features;
+use stencil_operators::site::site_level::site_of;
+use stencil_operators::smoothing::segmentation::{self, Segmentation};
 
 use super::store::PageMeta;
 use crate::crash::enter;

@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use stencil_operators::contain::Panic;
+use stencil_operators::dom::subtree::Subtree;
 use stencil_operators::dom::Dom;
 use stencil_operators::inventory::RecordEntry;
-use stencil_operators::subtree::Subtree;
 
 /// What a page's rows need besides its DOM.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -290,7 +290,7 @@ fn decode(frame: &[u8]) -> Result<Kept, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stencil_operators::subtree::summarize;
+    use stencil_operators::dom::subtree::summarize;
 
     fn page(i: usize) -> Kept {
         let html = format!("<html><body><div id=n{i}>Menu</div><p>Page {i} text</p></body></html>");

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::input::Input;
 use serde::{Deserialize, Serialize};
-use stencil_operators::site_level::{BottomK, Fingerprints, HostModel, Params};
+use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
 

@@ -23,18 +23,18 @@ use std::time::Instant;
 
 use clap::{Args, ValueEnum};
 use stencil_operators::contain::Panic;
+use stencil_operators::dom::subtree::{summarize, Subtree};
+use stencil_operators::dom::text;
 use stencil_operators::dom::Dom;
-use stencil_operators::features;
 use stencil_operators::inventory::{for_each_page, Inventory};
-use stencil_operators::labels::{self, Label, Scheme};
-use stencil_operators::model::{Example, Model, StratifiedSample};
-use stencil_operators::page::Page;
-use stencil_operators::site_level::{
+use stencil_operators::page_models::features;
+use stencil_operators::page_models::model::{Example, Model, StratifiedSample};
+use stencil_operators::reading::page::Page;
+use stencil_operators::site::labels::{self, Label, Scheme};
+use stencil_operators::site::site_level::{
     block_roots, fingerprints, inside_templates, site_of, template_roots, templated_text, url_key,
     BottomK, HostModel, Params,
 };
-use stencil_operators::subtree::{summarize, Subtree};
-use stencil_operators::text;
 use timely::worker::Worker;
 
 use crate::cluster::ClusterArgs;
@@ -103,7 +103,7 @@ struct Job {
     training: bool,
     /// Set for `stencil train`: fit, broadcast and (optionally) score after labelling.
     train: Option<TrainSettings>,
-    limits: stencil_operators::warc::Limits,
+    limits: stencil_operators::reading::warc::Limits,
 }
 
 /// What a worker did, for the process's summary.

@@ -36,7 +36,7 @@ pub fn crawl(dir: &Path, files: usize) -> Vec<PathBuf> {
     let pages = stencil_operators::synth::crawl(6, 40, 1);
     let mut out = Vec::new();
     for f in 0..files {
-        let mut writer = stencil_operators::warc::write::WarcWriter::new(Vec::new(), true);
+        let mut writer = stencil_operators::reading::warc::write::WarcWriter::new(Vec::new(), true);
         for page in pages.iter().skip(f).step_by(files) {
             write_page(&mut writer, &page.url, &page.html);
         }
@@ -57,17 +57,17 @@ pub fn crawl(dir: &Path, files: usize) -> Vec<PathBuf> {
 }
 
 pub fn write_page(
-    writer: &mut stencil_operators::warc::write::WarcWriter<Vec<u8>>,
+    writer: &mut stencil_operators::reading::warc::write::WarcWriter<Vec<u8>>,
     url: &str,
     html: &str,
 ) {
-    let block = stencil_operators::warc::write::http_response(
+    let block = stencil_operators::reading::warc::write::http_response(
         200,
         &[("Content-Type", "text/html; charset=utf-8")],
         html.as_bytes(),
     );
     writer
-        .write(&stencil_operators::warc::write::NewRecord {
+        .write(&stencil_operators::reading::warc::write::NewRecord {
             record_type: "response",
             target_uri: Some(url),
             date: "2026-11-21T00:00:00Z",

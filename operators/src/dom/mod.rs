@@ -10,6 +10,11 @@
 //! html5ever's tokenizer and full tree builder instead ([`reference`]); it is the standard's
 //! reference, kept to compare the two (`tests/tests/builders.rs`) and to measure the difference
 //! (`stencil bench`).
+//!
+//! Every later stage reads the arena through three submodules, so that none walks a subtree
+//! again: [`subtree`] hashes every subtree and sums what later stages count, bottom-up in one
+//! pass, over the text [`normalize`] defines; [`text`] lays the visible text out as one stream
+//! in which any subtree's text is a slice.
 
 mod arena;
 mod builder;
@@ -18,6 +23,10 @@ mod raw_text;
 mod reference;
 mod tags;
 mod tokenizer;
+
+pub mod normalize;
+pub mod subtree;
+pub mod text;
 
 pub(crate) use tags::is_heading;
 
@@ -107,7 +116,7 @@ pub struct Dom {
 }
 
 /// Parses an HTML document. Parsing stops once the open-element depth passes `max_depth`
-/// (see [`crate::warc::Limits::max_dom_depth`]); [`Dom::depth_limited`] then says so.
+/// (see [`crate::reading::warc::Limits::max_dom_depth`]); [`Dom::depth_limited`] then says so.
 /// The arena's vectors hold exactly what the page uses, no growth slack, so a `Dom` can be
 /// kept as it is.
 pub fn parse(html: &str, max_depth: usize) -> Dom {

@@ -1,11 +1,11 @@
 //! A page's segmentation into template and content sections, and its cleaned text (seed 000,
 //! §4 and §5.3).
 //!
-//! The classifier scores every element on its own, so its scores are noisy: a menu item
-//! that looks like prose, a paragraph with three links. [`segment`] turns them into a
-//! consistent segmentation with [`crate::isotonic::smooth`], set up as the paper's §5.3 says:
+//! The classifier scores every element on its own, so its scores are noisy: a menu item that looks
+//! like prose, a paragraph with three links. [`segment`] turns them into a consistent segmentation
+//! with [`crate::smoothing::isotonic::smooth`], set up as the paper's §5.3 says:
 //!
-//! - **Hidden nodes.** Elements whose size proxy ([`crate::features`]' `area`: visible
+//! - **Hidden nodes.** Elements whose size proxy ([`crate::page_models::features`]' `area`: visible
 //!   characters plus weighted media) is below [`Params::hidden_area`] are neither smoothed nor
 //!   sections: each is folded into its nearest smoothed ancestor, which then weighs as
 //!   itself plus the k hidden elements folded into it (weight k + 1). The default, 50, is the
@@ -27,7 +27,7 @@
 use std::str::FromStr;
 
 use crate::dom::{Dom, NodeKind};
-use crate::isotonic::{self, Options, NO_PARENT};
+use crate::smoothing::isotonic::{self, Options, NO_PARENT};
 
 /// How γ(i) depends on the node (seed 000, §5.3, penalty functions (1)–(3)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +141,7 @@ impl Segmentation {
 ///
 /// `scores[i]` is the classifier's score of node `i` (`None` for non-elements; a score that
 /// is not finite counts as 0.5, no opinion); `area[i]` is the size proxy of
-/// [`crate::features::PageFeatures::area`].
+/// [`crate::page_models::features::PageFeatures::area`].
 pub fn segment(dom: &Dom, scores: &[Option<f32>], area: &[f32], params: &Params) -> Segmentation {
     let n = dom.len();
     let Some(root) = (0..n).find(|&i| dom.element(i).is_some()) else {

@@ -1,10 +1,10 @@
 //! The page-level templateness classifier x(i) ∈ [0, 1] (seed 000 §3 step 2, §5.2): four
-//! logistic regressions, one per size bucket, on standardized [`crate::features`].
+//! logistic regressions, one per size bucket, on standardized [`crate::page_models::features`].
 //!
 //! Training takes [`Example`]s — labelled nodes from the site-level labels — drawn by a
-//! [`StratifiedSample`] that keeps at most `cap` examples of each (bucket, label) stratum,
-//! chosen by a hash of (page, node): the same crawl gives the same sample however it is split
-//! over workers, and no stratum drowns the others. Fitting is [`crate::logistic`]'s Newton
+//! [`StratifiedSample`] that keeps at most `cap` examples of each (bucket, label) stratum, chosen
+//! by a hash of (page, node): the same crawl gives the same sample however it is split over
+//! workers, and no stratum drowns the others. Fitting is [`crate::page_models::logistic`]'s Newton
 //! solver; scoring is one dot product per node and lives here, so a model file is all a worker
 //! needs.
 //!
@@ -22,8 +22,8 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::features::{self, PageFeatures, BUCKETS, BUCKET_BOUNDS, COUNT, NAMES};
-use crate::logistic;
+use crate::page_models::features::{self, PageFeatures, BUCKETS, BUCKET_BOUNDS, COUNT, NAMES};
+use crate::page_models::logistic;
 
 /// The `format` field of every model file.
 pub const FORMAT: &str = "stencil-templateness-model";
@@ -31,7 +31,7 @@ pub const FORMAT: &str = "stencil-templateness-model";
 pub const VERSION: u32 = 1;
 
 /// The shipped default model (see docs/model.md for how it was made).
-pub const DEFAULT_JSON: &str = include_str!("../models/default.json");
+pub const DEFAULT_JSON: &str = include_str!("../../models/default.json");
 
 /// A trained classifier, as saved in `model.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -3,11 +3,11 @@
 //!
 //! Blocks are identified by fingerprints. Two kinds exist, one per labelling scheme:
 //! - [`Fingerprints::Subtrees`] (the paper's): the content hash of every element that shows
-//!   text (see [`crate::subtree`]). Elements without visible text are left out: every `<br>`
+//!   text (see [`crate::dom::subtree`]). Elements without visible text are left out: every `<br>`
 //!   or empty ad slot hashes alike and would be a "template" on every site, and such elements
 //!   are covered anyway by the template ancestor they sit in.
 //! - [`Fingerprints::TextBlocks`] (Kołcz & Yih 2006, §4.1; seed 001): the normalized text of
-//!   candidate visual blocks (see [`crate::labels::kolcz_blocks`]).
+//!   candidate visual blocks (see [`crate::site::labels::kolcz_blocks`]).
 //!
 //! Everything here is a plain function over plain data. The dataflow in the `stencil` binary
 //! computes the same [`HostModel`]s at scale; [`learn`] is the reference it is tested against.
@@ -16,10 +16,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::dom::subtree::Subtree;
+use crate::dom::text::PageText;
 use crate::dom::Dom;
-use crate::labels::{kolcz_blocks, Block};
-use crate::subtree::Subtree;
-use crate::text::PageText;
+use crate::site::labels::{kolcz_blocks, Block};
 
 /// The knobs of SiteLevel(θ).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -422,7 +422,7 @@ mod tests {
             .collect();
         let sums: Vec<Vec<Subtree>> = doms
             .iter()
-            .map(|d| crate::subtree::summarize(d, "h"))
+            .map(|d| crate::dom::subtree::summarize(d, "h"))
             .collect();
         let pages = (0..3).map(|p| PageFingerprints {
             host: "h".into(),

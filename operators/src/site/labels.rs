@@ -14,10 +14,10 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::dom::subtree::Subtree;
+use crate::dom::text::PageText;
 use crate::dom::Dom;
-use crate::site_level::HostModel;
-use crate::subtree::Subtree;
-use crate::text::PageText;
+use crate::site::site_level::HostModel;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Label {
@@ -50,10 +50,10 @@ impl Scheme {
     }
 
     /// The site-level fingerprints the scheme counts.
-    pub fn fingerprints(self) -> crate::site_level::Fingerprints {
+    pub fn fingerprints(self) -> crate::site::site_level::Fingerprints {
         match self {
-            Scheme::Paper => crate::site_level::Fingerprints::Subtrees,
-            Scheme::Kolcz => crate::site_level::Fingerprints::TextBlocks,
+            Scheme::Paper => crate::site::site_level::Fingerprints::Subtrees,
+            Scheme::Kolcz => crate::site::site_level::Fingerprints::TextBlocks,
         }
     }
 }
@@ -67,7 +67,7 @@ pub fn body(dom: &Dom) -> Option<usize> {
 }
 
 /// Paper labels (§5.1) for the elements of the body, given where template subtrees start
-/// ([`crate::site_level::template_roots`]); other nodes get `None`.
+/// ([`crate::site::site_level::template_roots`]); other nodes get `None`.
 pub fn paper(dom: &Dom, sums: &[Subtree], roots: &[Option<u64>]) -> Vec<Option<Label>> {
     let mut labels = vec![None; dom.len()];
     let Some(body) = body(dom) else {
@@ -226,7 +226,9 @@ pub fn kolcz(dom: &Dom, blocks: &[Block], model: &HostModel) -> Vec<Option<Label
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::site_level::{fingerprints, learn, url_key, Fingerprints, PageFingerprints, Params};
+    use crate::site::site_level::{
+        fingerprints, learn, url_key, Fingerprints, PageFingerprints, Params,
+    };
 
     fn find(dom: &Dom, id: &str) -> usize {
         (0..dom.len()).find(|&i| dom.id(i) == Some(id)).unwrap()
@@ -243,7 +245,7 @@ mod tests {
             ),
             64,
         );
-        let sums = crate::subtree::summarize(&dom, "h");
+        let sums = crate::dom::subtree::summarize(&dom, "h");
         let mut roots = vec![None; dom.len()];
         roots[find(&dom, "t")] = Some(1);
         roots[find(&dom, "t2")] = Some(1);
@@ -294,7 +296,7 @@ mod tests {
             url_key: url_key(&i.to_string()),
             fingerprints: fingerprints(
                 dom,
-                &crate::subtree::summarize(dom, "h"),
+                &crate::dom::subtree::summarize(dom, "h"),
                 Fingerprints::TextBlocks,
             ),
         });

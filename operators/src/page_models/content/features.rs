@@ -1,8 +1,8 @@
 //! Features of every text block ([`super::blocks`]) for the main-content model.
 //!
-//! The template model's features (`crate::features`) describe an element by itself. Whether a
-//! block is what the page exists to deliver depends on its surroundings as much: a caption is
-//! short text beside a long story, a teaser is a short linked text repeated in a list of
+//! The template model's features (`crate::page_models::features`) describe an element by itself.
+//! Whether a block is what the page exists to deliver depends on its surroundings as much: a
+//! caption is short text beside a long story, a teaser is a short linked text repeated in a list of
 //! look-alikes, a product's details table is short text on a page with a price. So besides the
 //! block's own text and tag, a row carries
 //!
@@ -28,8 +28,8 @@ use html5ever::local_name;
 use xxhash_rust::xxh3::{Xxh3, Xxh3Builder};
 
 use super::blocks::Blocks;
+use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, NodeKind};
-use crate::subtree::Subtree;
 
 /// The feature names, in the order of a row. They name the model's inputs in its file, so
 /// renaming, adding or reordering one is a model format change (the shipped model is checked
@@ -327,7 +327,7 @@ const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
 ];
 
 fn cue_of_piece(piece: &str) -> u32 {
-    crate::features::word_mask(CUE_WORDS, piece)
+    crate::page_models::features::word_mask(CUE_WORDS, piece)
 }
 
 fn cue_of_tag(dom: &Dom, i: usize) -> u32 {
@@ -346,7 +346,7 @@ fn cue_of_tag(dom: &Dom, i: usize) -> u32 {
 }
 
 /// The cues of an element's own tag, attribute names, id and classes (`known`: see
-/// `crate::features::name_mask`).
+/// `crate::page_models::features::name_mask`).
 fn own_cues<'d>(
     dom: &'d Dom,
     i: usize,
@@ -361,7 +361,7 @@ fn own_cues<'d>(
     {
         mask |= CUE_ITEMPROP;
     }
-    mask | crate::features::name_mask(dom, i, scratch, known, cue_of_piece)
+    mask | crate::page_models::features::name_mask(dom, i, scratch, known, cue_of_piece)
 }
 
 /// What the content model knows of the page besides its DOM.
@@ -688,9 +688,9 @@ fn ln1p(x: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::blocks::blocks;
     use crate::dom;
-    use crate::subtree::summarize;
+    use crate::dom::subtree::summarize;
+    use crate::page_models::content::blocks::blocks;
 
     fn feature(name: &str) -> usize {
         NAMES

@@ -9,9 +9,9 @@ use std::fmt;
 use encoding_rs::Encoding;
 use serde::{Deserialize, Serialize};
 
-use crate::charset::{self, CharsetSource};
-use crate::http;
-use crate::warc::{Limits, Position, ReadErrorKind, Record, RecordType};
+use crate::reading::charset::{self, CharsetSource};
+use crate::reading::http;
+use crate::reading::warc::{Limits, Position, ReadErrorKind, Record, RecordType};
 
 /// A decoded HTML page, ready to parse.
 #[derive(Debug)]

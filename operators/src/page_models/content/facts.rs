@@ -118,8 +118,8 @@ fn block_text(dom: &Dom, blocks: &Blocks, b: usize, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::blocks::blocks;
     use crate::dom;
+    use crate::page_models::content::blocks::blocks;
 
     #[test]
     fn a_product_pages_facts_are_kept_and_a_story_is_left_alone() {

@@ -212,7 +212,7 @@ impl ContentModel {
 
     /// The model shipped in the binary.
     pub fn shipped() -> ContentModel {
-        ContentModel::from_json(include_str!("../../models/content.json"))
+        ContentModel::from_json(include_str!("../../../models/content.json"))
             .expect("the shipped content model matches this build's features (a test checks)")
     }
 

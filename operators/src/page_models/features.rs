@@ -23,9 +23,9 @@ use std::sync::OnceLock;
 use html5ever::local_name;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3Builder};
 
+use crate::dom::normalize::push_lowercase;
+use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, LocalName};
-use crate::normalize::push_lowercase;
-use crate::subtree::Subtree;
 
 /// The feature names, in the order of a feature row. They name the columns of the `training`
 /// table and the weights in `model.json`, so renaming one is a model format change.
@@ -672,7 +672,7 @@ pub fn index_of(name: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::subtree::summarize;
+    use crate::dom::subtree::summarize;
 
     #[test]
     fn logarithms_of_counts_are_exact() {

@@ -1,13 +1,13 @@
 //! A page's visible text as one normalized stream, addressable by node.
 //!
 //! Nodes are in pre-order, so the text of any subtree is one contiguous slice of the stream:
-//! block fingerprints ([`crate::labels`]) and word counts take a slice instead of walking the
+//! block fingerprints ([`crate::site::labels`]) and word counts take a slice instead of walking the
 //! subtree again, which keeps nested blocks from costing O(n · depth) walks.
 
+use crate::dom::normalize::normalize_for_hash;
 use crate::dom::Dom;
-use crate::normalize::normalize_for_hash;
 
-/// The hash form of the page's visible text (see [`crate::normalize`]), text nodes joined by
+/// The hash form of the page's visible text (see [`crate::dom::normalize`]), text nodes joined by
 /// one space, with the stream offset at which every node starts.
 pub struct PageText {
     stream: String,

@@ -15,7 +15,7 @@
 use html5ever::local_name;
 
 use crate::dom::Dom;
-use crate::segmentation::breaks_line;
+use crate::smoothing::segmentation::breaks_line;
 
 /// No block (a node that is not visible text).
 pub const NONE: u32 = u32::MAX;

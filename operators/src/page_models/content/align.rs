@@ -196,8 +196,8 @@ pub fn block_gold(dom: &Dom, blocks: &Blocks, gold: &str) -> Vec<BlockGold> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::blocks::blocks;
     use crate::dom;
+    use crate::page_models::content::blocks::blocks;
 
     #[test]
     fn tokens_are_textf1s() {

@@ -1,7 +1,7 @@
 //! Subtree hashes and per-node aggregates, bottom-up in one O(n) pass.
 //!
 //! For every node: a *content* hash (tag + normalized visible text + children's content hashes
-//! in order; see [`crate::normalize`]) that is equal exactly when two subtrees show the same
+//! in order; see [`crate::dom::normalize`]) that is equal exactly when two subtrees show the same
 //! text in the same element structure, and a *structure* hash (tags and class tokens only) that
 //! is equal when two subtrees are built alike whatever they say. Attributes other than class
 //! are left out of both: link targets, ids and tracking parameters vary per page inside the
@@ -15,9 +15,9 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::dom::normalize::{fold_token, normalize_for_hash};
 use crate::dom::{Dom, NodeKind};
-use crate::normalize::{fold_token, normalize_for_hash};
-use crate::site_level::site_of;
+use crate::site::site_level::site_of;
 
 /// Hashes and counts of one node's subtree (the node included).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

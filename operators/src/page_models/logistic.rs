@@ -5,7 +5,7 @@
 //! before and after the switch mean the same thing. [`fit_with`] also takes one α per weight
 //! (½·Σⱼ αⱼ·wⱼ²): a problem standardized with other means and scales is this one in other
 //! coordinates, with the penalty rescaled weight by weight, which lets cross-validation fit
-//! every fold in the coordinates of the whole sample (see [`crate::model::validate`]).
+//! every fold in the coordinates of the whole sample (see [`crate::page_models::model::validate`]).
 //!
 //! Why by hand: the problem has at most 51 unknowns and, with the strong penalty the classifier
 //! uses (α = 1000), is well conditioned, so Newton reaches machine precision in a handful of

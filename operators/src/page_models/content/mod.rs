@@ -1,13 +1,14 @@
 //! The main-content model: the second question Stencil asks of every page.
 //!
-//! The template model (`crate::features`, `crate::model`, smoothed by `crate::segmentation`)
-//! answers the paper's question, *is this node part of the site's template?*, and its answers
-//! feed `template_*_fraction`, `segments` and `site_templates`. Much of what a reader does not
-//! want is no template at all: a "related stories" gallery, a byline, a comment thread, a share
-//! row differ from page to page. This model answers *is this what the page exists to deliver?*,
-//! one text block at a time ([`blocks`]), from features that see each block's context
-//! ([`features`]), with trees fitted to human gold ([`align`] carries the gold over to blocks;
-//! `stencil train-content` fits; [`forest`] evaluates). `cleaned_text` is built from its calls.
+//! The template model (`crate::page_models::features`, `crate::page_models::model`, smoothed by
+//! `crate::smoothing::segmentation`) answers the paper's question, *is this node part of the site's
+//! template?*, and its answers feed `template_*_fraction`, `segments` and `site_templates`. Much of
+//! what a reader does not want is no template at all: a "related stories" gallery, a byline, a
+//! comment thread, a share row differ from page to page. This model answers *is this what the page
+//! exists to deliver?*, one text block at a time ([`blocks`]), from features that see each block's
+//! context ([`features`]), with trees fitted to human gold ([`align`] carries the gold over to
+//! blocks; `stencil train-content` fits; [`forest`] evaluates). `cleaned_text` is built from its
+//! calls.
 
 pub mod align;
 pub mod blocks;
@@ -19,8 +20,8 @@ pub use blocks::{Blocks, NONE};
 pub use features::Context;
 pub use forest::ContentModel;
 
+use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
-use crate::subtree::Subtree;
 
 /// The content model's calls on one page.
 #[derive(Clone, Debug, Default)]
@@ -69,7 +70,7 @@ pub fn cleaned_text(dom: &Dom, blocks: &Blocks, content: &[bool]) -> String {
         .iter()
         .map(|&b| f32::from(u8::from(b != NONE && !content[b as usize])))
         .collect();
-    crate::segmentation::cleaned_text(dom, &marks, 0.5)
+    crate::smoothing::segmentation::cleaned_text(dom, &marks, 0.5)
 }
 
 /// Judges every block of a page.
@@ -225,7 +226,8 @@ fn smoothed_owner_scores(
         .map(|i| (dom.element(i).is_some() && chars[i] > 0.0).then(|| weighted[i] / chars[i]))
         .collect();
     let area: Vec<f32> = sums.iter().map(|s| s.text_chars as f32).collect();
-    let segmentation = crate::segmentation::segment(dom, &scores, &area, &Default::default());
+    let segmentation =
+        crate::smoothing::segmentation::segment(dom, &scores, &area, &Default::default());
     blocks
         .owners
         .iter()
@@ -237,7 +239,7 @@ fn smoothed_owner_scores(
 mod tests {
     use super::*;
     use crate::dom;
-    use crate::subtree::summarize;
+    use crate::dom::subtree::summarize;
 
     const PAGE: &str =
         "<body><nav><a href=/>Home page</a> <a href=/a>About us, our people and our work</a> \
