@@ -8,11 +8,31 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use clap::Args;
 use serde::Serialize;
 use stencil_operators::inventory::{inspect_file, Inventory};
 
+use crate::files;
+use crate::limits::LimitArgs;
 use crate::progress::Reporter;
-use crate::{files, InspectArgs};
+
+#[derive(Args)]
+pub struct InspectArgs {
+    /// WARC files (.warc, .warc.gz) or directories holding them.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Worker threads; files are split over them.
+    #[arg(short = 'w', long, default_value_t = 1)]
+    workers: usize,
+    /// Print the inventory as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Only read and decode records; do not parse HTML.
+    #[arg(long)]
+    no_parse: bool,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
 
 #[derive(Serialize)]
 struct Report<'a> {

@@ -1,25 +1,41 @@
 //! `stencil`: the command line. Argument parsing and wiring only; the work is done by
 //! `stencil-operators`.
+//!
+//! The modules form layers, each using only those below it, so that a command can be read and
+//! changed without the ones built on it:
+//! 1. shared pieces: `cluster`, `crash`, `files`, `limits`, `progress`, `tables` (the output
+//!    tables), `model_file` (model.json on disk) and `smoothing` (the smoothing flags);
+//! 2. `score` (scoring pages with a model) and `fit` (fitting the classifier on worker 0 and
+//!    broadcasting it); `inspect`, `bench` and `train_content` also need only the shared
+//!    pieces;
+//! 3. `site`, the site job, which fits and scores when `train` asks it to;
+//! 4. `train` and `run` (with `apply` and `clean`), which compose the site job, fitting and
+//!    scoring;
+//! 5. `synth`, whose demo runs `run`.
+//!
+//! Nothing but this root names the commands, and nothing imports the root.
 
 mod bench;
 mod cluster;
 mod crash;
 mod files;
+mod fit;
 mod inspect;
+mod limits;
+mod model_file;
 mod progress;
 mod run;
 mod score;
 mod site;
+mod smoothing;
 mod synth;
 mod tables;
 mod train;
 mod train_content;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
-use stencil_operators::reading::warc::Limits;
+use clap::{Parser, Subcommand};
 
 /// A DOM is millions of small allocations made and freed page after page; glibc's allocator
 /// spent a fifth of `stencil run`'s time in malloc and free (perf, docs/benchmarks.md).
@@ -80,14 +96,14 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         stencil inspect crawl/CC-MAIN-2024-10-00000.warc.gz\n  \
         stencil inspect crawl/ -w 2 --json > inventory.json")]
-    Inspect(InspectArgs),
+    Inspect(inspect::InspectArgs),
     /// Measure single-thread throughput of each stage (framing, decoding, tokenizer floor,
     /// HTML to arena, hashes, features, scores, smoothing, cleaned text) on the pages of WARC
     /// files, and optionally how smoothing scales with page size. Prints Markdown tables.
     #[command(after_help = "Examples:\n  \
         stencil bench bench.warc.gz --rounds 3\n  \
         stencil bench --smoothing-scaling scaling.tsv   (then docs/bench/plot_smoothing.py)")]
-    Bench(BenchArgs),
+    Bench(bench::BenchArgs),
     /// Find site-level templates (SiteLevel(θ)) on a timely cluster and write the tables
     /// site_templates, hosts and training (labelled DOM nodes) as Parquet.
     #[command(after_help = "Examples:\n  \
@@ -142,106 +158,12 @@ enum Command {
     /// Write a deterministic synthetic crawl (many hosts, each with its own template) as a
     /// Common-Crawl-style .warc.gz.
     #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
-    Synth(SynthArgs),
+    Synth(synth::SynthArgs),
     /// Generate a small synthetic crawl, inspect it, find its site-level templates, train the
     /// page-level classifier on them and score every node: the quickest look at what Stencil
     /// does.
     #[command(after_help = "Example:\n  stencil demo --dir stencil-demo")]
-    Demo(DemoArgs),
-}
-
-#[derive(Args)]
-struct SynthArgs {
-    #[arg(long, default_value_t = 20)]
-    hosts: usize,
-    /// Pages per host.
-    #[arg(long, default_value_t = 30)]
-    pages: usize,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    #[arg(long)]
-    out: PathBuf,
-}
-
-#[derive(Args)]
-struct DemoArgs {
-    /// Where the synthetic crawl is written.
-    #[arg(long, default_value = "stencil-demo")]
-    dir: PathBuf,
-}
-
-#[derive(Args)]
-struct InspectArgs {
-    /// WARC files (.warc, .warc.gz) or directories holding them.
-    #[arg(required = true)]
-    paths: Vec<PathBuf>,
-    /// Worker threads; files are split over them.
-    #[arg(short = 'w', long, default_value_t = 1)]
-    workers: usize,
-    /// Print the inventory as JSON instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Only read and decode records; do not parse HTML.
-    #[arg(long)]
-    no_parse: bool,
-    #[command(flatten)]
-    limits: LimitArgs,
-}
-
-#[derive(Args)]
-struct BenchArgs {
-    /// WARC files (.warc, .warc.gz) or directories holding them (optional with
-    /// --smoothing-scaling alone).
-    #[arg(required_unless_present = "smoothing_scaling")]
-    paths: Vec<PathBuf>,
-    /// Runs per stage; the fastest is reported.
-    #[arg(long, default_value_t = 3)]
-    rounds: usize,
-    /// Also measure how smoothing scales with page size, on synthetic pages and random trees,
-    /// and write the measurements to this TSV (plot with docs/bench/plot_smoothing.py).
-    #[arg(long, value_name = "OUT.tsv")]
-    smoothing_scaling: Option<PathBuf>,
-    /// Synthetic pages per size (different seeds) in --smoothing-scaling.
-    #[arg(long, default_value_t = 3)]
-    scaling_pages: usize,
-    /// Largest problem in --smoothing-scaling: synthetic pages up to about this many DOM
-    /// nodes, random trees up to this many problem nodes.
-    #[arg(long, default_value_t = 1_000_000)]
-    scaling_max_nodes: usize,
-    #[command(flatten)]
-    limits: LimitArgs,
-}
-
-#[derive(Args)]
-pub struct LimitArgs {
-    /// Page bodies longer than this many bytes are truncated (and flagged).
-    #[arg(long, default_value_t = Limits::default().max_page_bytes)]
-    max_page_bytes: usize,
-    /// Content-Encoding may expand a body at most this many times (1 MiB floor).
-    #[arg(long, default_value_t = Limits::default().max_decompression_ratio)]
-    max_decompression_ratio: usize,
-    /// Parsing stops (page flagged) past this element depth.
-    #[arg(long, default_value_t = Limits::default().max_dom_depth)]
-    max_dom_depth: usize,
-}
-
-impl LimitArgs {
-    fn defaults() -> Self {
-        let d = Limits::default();
-        LimitArgs {
-            max_page_bytes: d.max_page_bytes,
-            max_decompression_ratio: d.max_decompression_ratio,
-            max_dom_depth: d.max_dom_depth,
-        }
-    }
-
-    pub fn limits(&self) -> Limits {
-        Limits {
-            max_page_bytes: self.max_page_bytes,
-            max_decompression_ratio: self.max_decompression_ratio,
-            max_dom_depth: self.max_dom_depth,
-        }
-    }
+    Demo(synth::DemoArgs),
 }
 
 fn main() -> ExitCode {

@@ -7,13 +7,37 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::Args;
 use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
 use stencil_operators::synth;
 
 use stencil_operators::page_models::model::FitParams;
 use stencil_operators::site::site_level::Params;
 
-use crate::{run, site, train, DemoArgs, SynthArgs};
+use crate::fit::FitArgs;
+use crate::limits::LimitArgs;
+use crate::smoothing::SmoothingArgs;
+use crate::{run, site};
+
+#[derive(Args)]
+pub struct SynthArgs {
+    #[arg(long, default_value_t = 20)]
+    hosts: usize,
+    /// Pages per host.
+    #[arg(long, default_value_t = 30)]
+    pages: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// Where the synthetic crawl is written.
+    #[arg(long, default_value = "stencil-demo")]
+    dir: PathBuf,
+}
 
 /// Where the gold of a crawl written to `out` goes: `crawl.warc.gz` → `crawl.gold.jsonl`.
 pub fn gold_path(out: &Path) -> PathBuf {
@@ -119,17 +143,17 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
                 hostfile: None,
                 connect_timeout: crate::cluster::CONNECT_TIMEOUT,
             },
-            limits: crate::LimitArgs::defaults(),
+            limits: LimitArgs::defaults(),
         },
         model: None,
         min_training_hosts: run::MIN_TRAINING_HOSTS,
-        fit: train::FitArgs {
+        fit: FitArgs {
             sample_cap: 20_000,
             l2: FitParams::default().l2,
             folds: FitParams::default().folds,
         },
         page: run::PageArgs {
-            smoothing: crate::score::SmoothingArgs::defaults(),
+            smoothing: SmoothingArgs::defaults(),
             site_weight: run::DEFAULT_SITE_WEIGHT,
             basic: false,
             hidden_threshold: run::DEFAULT_HIDDEN_THRESHOLD,

@@ -89,6 +89,26 @@ impl PartWriter {
     }
 }
 
+/// Removes part files of an earlier run, which a run with fewer workers would not overwrite
+/// (the names [`PartWriter::create`] gives, finished or not).
+pub fn remove_earlier_parts(out: &Path, tables: &[&str]) -> Result<(), String> {
+    for table in tables {
+        let dir = out.join(table);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("part-") || name.starts_with(".part-") {
+                std::fs::remove_file(entry.path())
+                    .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes all `rows` as one part file.
 pub fn write_part<R>(
     dir: &Path,

@@ -30,7 +30,8 @@ use stencil_operators::page_models::content::{self, Blocks, Context, Rule};
 use stencil_operators::site::site_level::{self, site_of, url_key, Fingerprints, PageFingerprints};
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::{files, LimitArgs};
+use crate::files;
+use crate::limits::LimitArgs;
 
 #[derive(Args)]
 pub struct TrainContentArgs {

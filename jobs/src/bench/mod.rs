@@ -6,9 +6,11 @@
 //! `--smoothing-scaling` adds a size sweep of the smoothing stage on synthetic pages and
 //! random trees (`scaling`), written as a TSV for docs/bench/plot_smoothing.py.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::Args;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{
     BufferQueue, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
@@ -20,9 +22,34 @@ use stencil_operators::reading::page::{to_page, Outcome, Page};
 use stencil_operators::reading::warc::{self, ReadItem, Record};
 use stencil_operators::smoothing::segmentation::{self, Segmentation};
 
-use crate::{files, BenchArgs};
+use crate::files;
+use crate::limits::LimitArgs;
 
 mod scaling;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// WARC files (.warc, .warc.gz) or directories holding them (optional with
+    /// --smoothing-scaling alone).
+    #[arg(required_unless_present = "smoothing_scaling")]
+    paths: Vec<PathBuf>,
+    /// Runs per stage; the fastest is reported.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Also measure how smoothing scales with page size, on synthetic pages and random trees,
+    /// and write the measurements to this TSV (plot with docs/bench/plot_smoothing.py).
+    #[arg(long, value_name = "OUT.tsv")]
+    smoothing_scaling: Option<PathBuf>,
+    /// Synthetic pages per size (different seeds) in --smoothing-scaling.
+    #[arg(long, default_value_t = 3)]
+    scaling_pages: usize,
+    /// Largest problem in --smoothing-scaling: synthetic pages up to about this many DOM
+    /// nodes, random trees up to this many problem nodes.
+    #[arg(long, default_value_t = 1_000_000)]
+    scaling_max_nodes: usize,
+    #[command(flatten)]
+    limits: LimitArgs,
+}
 
 /// html5ever's tokenizer with its tokens dropped: the floor before `dom::parse` had a tokenizer
 /// of its own, kept for comparison.

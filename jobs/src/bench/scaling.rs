@@ -16,7 +16,7 @@ use stencil_operators::smoothing::segmentation::{self, Segmentation};
 use super::{best_of, median};
 use stencil_operators::synth::SplitMix;
 
-use crate::BenchArgs;
+use super::BenchArgs;
 
 #[rustfmt::skip]
 const WORDS: &[&str] = &[

@@ -27,7 +27,7 @@ pub struct CleanArgs {
     #[command(flatten)]
     pub page_args: PageArgs,
     #[command(flatten)]
-    pub limits: crate::LimitArgs,
+    pub limits: crate::limits::LimitArgs,
 }
 
 /// The page's HTML from a file's bytes: gzip (`page.html.gz`, as data sets and saved
@@ -52,7 +52,7 @@ fn html_of(bytes: Vec<u8>, source: &str, limits: &Limits) -> Result<Vec<u8>, Str
 
 pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
     let scorer = Scorer {
-        model: crate::score::load_model(args.model.as_deref())?,
+        model: crate::model_file::load_model(args.model.as_deref())?,
         smoothing: args.page_args.smoothing.smoothing()?,
     };
     let limits = args.limits.limits();

@@ -13,7 +13,7 @@
 //!    worker gets the model of every host it holds.
 //! 3. **Labels** (`site::label_page`): each kept page's template roots, site-level fractions,
 //!    `training` rows and the worker's stratified sample.
-//! 4. **Model** (`train::fit_and_broadcast`): fitted on worker 0 and broadcast — or `--model`,
+//! 4. **Model** (`fit::fit_and_broadcast`): fitted on worker 0 and broadcast — or `--model`,
 //!    or the shipped model when the crawl has too few labelled hosts.
 //! 5. **Pages** ([`page`]): scores, smoothing, fractions and cleaned text of every kept page,
 //!    streamed to `pages` and `segments`.
@@ -53,12 +53,16 @@ use stencil_operators::site::site_level::{
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
 
+use crate::cluster::ClusterArgs;
+use crate::fit::{fit_and_broadcast, FitArgs, TrainSettings};
+use crate::limits::LimitArgs;
+use crate::model_file::{load_model, write_model};
 use crate::progress::Reporter;
-use crate::score::{Scorer, SmoothingArgs};
+use crate::score::Scorer;
 use crate::site::dataflow::{self, HostFact, LocalFindings, LocalSample};
 use crate::site::SiteArgs;
+use crate::smoothing::{Smoothing, SmoothingArgs};
 use crate::tables::{self, PageRow, RecordRow, Rows, SegmentRow, StreamingPart, TrainingColumns};
-use crate::train::{FitArgs, TrainSettings};
 use store::{Kept, PageMeta, Store};
 
 /// The tables `run` writes (`apply` writes all but `training`, and `site_templates` only
@@ -210,9 +214,9 @@ pub struct ApplyArgs {
     #[command(flatten)]
     pub page: PageArgs,
     #[command(flatten)]
-    pub cluster: crate::cluster::ClusterArgs,
+    pub cluster: ClusterArgs,
     #[command(flatten)]
-    pub limits: crate::LimitArgs,
+    pub limits: LimitArgs,
 }
 
 /// Parses `4G`, `512M`, `100k` or plain bytes.
@@ -252,7 +256,7 @@ struct Job {
     /// Site statistics to compute (`run`), or to take from an earlier run (`apply`), or none.
     site: SiteSource,
     plan: ModelPlan,
-    smoothing: crate::score::Smoothing,
+    smoothing: Smoothing,
     options: page::Options,
     /// The main-content model, the same on every worker (shipped, or --content-model).
     content: ContentModel,
@@ -329,11 +333,13 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let smoothing = args.page.smoothing.smoothing()?;
     let plan = match &args.model {
         Some(path) => ModelPlan::Given(
-            crate::score::load_model(Some(path))?,
+            load_model(Some(path))?,
             format!("given: {}", path.display()),
         ),
         None => {
-            let mut settings = args.fit.settings(site, smoothing)?;
+            let mut settings = args
+                .fit
+                .settings(site.labels.scheme(), site.params(), smoothing)?;
             settings.min_hosts = args.min_training_hosts.max(1);
             ModelPlan::Train(settings)
         }
@@ -344,11 +350,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         cluster: &site.cluster,
         limits: site.limits.limits(),
         site: SiteSource::Learn {
-            params: Params {
-                theta: site.theta,
-                min_host_pages: site.min_host_pages,
-                host_sample: site.host_sample,
-            },
+            params: site.params(),
             scheme: site.labels.scheme(),
         },
         plan,
@@ -381,7 +383,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
 
 pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
     let smoothing = args.page.smoothing.smoothing()?;
-    let model = crate::score::load_model(args.model.as_deref())?;
+    let model = load_model(args.model.as_deref())?;
     let source = match &args.model {
         Some(path) => format!("given: {}", path.display()),
         None => "shipped".to_string(),
@@ -501,11 +503,11 @@ fn load_site_templates(dir: &Path) -> Result<HashMap<String, HostModel>, String>
 struct Setup<'a> {
     paths: &'a [PathBuf],
     out: &'a Path,
-    cluster: &'a crate::cluster::ClusterArgs,
+    cluster: &'a ClusterArgs,
     limits: stencil_operators::reading::warc::Limits,
     site: SiteSource,
     plan: ModelPlan,
-    smoothing: crate::score::Smoothing,
+    smoothing: Smoothing,
     options: page::Options,
     content: ContentModel,
     training_rows: TrainingRows,
@@ -530,7 +532,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
     if setup.cluster.is_first_process() {
         // Before any worker starts: other processes write only after the first dataflow,
         // which cannot complete without this process.
-        crate::site::clear_tables(setup.out, &TABLES)?;
+        tables::remove_earlier_parts(setup.out, &TABLES)?;
         let _ = std::fs::remove_file(setup.out.join("run.json"));
     }
     let reporter = Reporter::start(total_bytes / setup.cluster.processes.max(1) as u64);
@@ -837,7 +839,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
             ModelPlan::Train(settings) => {
                 let sample = train_sample.unwrap_or_else(|| StratifiedSample::new(1));
                 report.examples_offered = sample.offered();
-                crate::train::fit_and_broadcast(worker, sample, settings).map(|trained| {
+                fit_and_broadcast(worker, sample, settings).map(|trained| {
                     report.model = Some(match &trained.fallback {
                         Some(_) => "shipped".to_string(),
                         None => "trained".to_string(),
@@ -866,8 +868,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
         if let (Some(scorer), 0, ModelPlan::Train(_), None) =
             (&scorer, index, &job.plan, &report.fallback)
         {
-            crate::train::write_model(&job.out, &scorer.model)
-                .unwrap_or_else(|e| failure = Some(e));
+            write_model(&job.out, &scorer.model).unwrap_or_else(|e| failure = Some(e));
         }
 
         // 5. Pages.

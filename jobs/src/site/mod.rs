@@ -12,11 +12,15 @@
 //!
 //! Parsing twice costs a second parse (the dominant cost) but keeps memory bounded by the
 //! samples rather than the input: holding every page's DOM between the passes would not be.
+//!
+//! `stencil train` is this job with training settings: after labelling, the workers fit and
+//! broadcast the classifier ([`crate::fit`]) and, with `--score`, score their pages with it
+//! ([`crate::score`]). This module composes the two, so it sits above both of them.
 
 pub mod dataflow;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -38,9 +42,12 @@ use stencil_operators::site::site_level::{
 use timely::worker::Worker;
 
 use crate::cluster::ClusterArgs;
+use crate::files;
+use crate::fit::{fit_and_broadcast, TrainSettings};
+use crate::limits::LimitArgs;
+use crate::model_file::write_model;
+use crate::score::{score_files, Scorer};
 use crate::tables::{self, StreamingPart, TrainingColumns, TrainingRow};
-use crate::train::TrainSettings;
-use crate::{files, LimitArgs};
 use dataflow::{HostFact, LocalFindings, LocalSample, Occurrence};
 
 /// The tables `site` writes, each a folder of part files under `--out`.
@@ -74,6 +81,17 @@ pub struct SiteArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+impl SiteArgs {
+    /// SiteLevel(θ)'s parameters as given.
+    pub fn params(&self) -> Params {
+        Params {
+            theta: self.theta,
+            min_host_pages: self.min_host_pages,
+            host_sample: self.host_sample,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -144,11 +162,7 @@ pub fn run_with(args: &SiteArgs, mut train: Option<TrainSettings>) -> Result<Exi
     let job = Arc::new(Job {
         files,
         out: args.out.clone(),
-        params: Params {
-            theta: args.theta,
-            min_host_pages: args.min_host_pages,
-            host_sample: args.host_sample,
-        },
+        params: args.params(),
         scheme: args.labels.scheme(),
         training: !args.no_training,
         train,
@@ -157,8 +171,8 @@ pub fn run_with(args: &SiteArgs, mut train: Option<TrainSettings>) -> Result<Exi
     if args.cluster.is_first_process() {
         // Before any worker starts: other processes write only after the first dataflow,
         // which cannot complete without this process.
-        clear_tables(&job.out, &TABLES)?;
-        clear_tables(&job.out, &["node_scores"])?;
+        tables::remove_earlier_parts(&job.out, &TABLES)?;
+        tables::remove_earlier_parts(&job.out, &["node_scores"])?;
     }
     let start = Instant::now();
     let worker_job = job.clone();
@@ -187,25 +201,6 @@ pub fn run_with(args: &SiteArgs, mut train: Option<TrainSettings>) -> Result<Exi
         }
         Ok(ExitCode::FAILURE)
     }
-}
-
-/// Removes part files of an earlier run, which a run with fewer workers would not overwrite.
-pub fn clear_tables(out: &Path, tables: &[&str]) -> Result<(), String> {
-    for table in tables {
-        let dir = out.join(table);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with("part-") || name.starts_with(".part-") {
-                std::fs::remove_file(entry.path())
-                    .map_err(|e| format!("{}: {e}", entry.path().display()))?;
-            }
-        }
-    }
-    Ok(())
 }
 
 fn print_summary(job: &Job, total: &WorkerReport, seconds: f64) {
@@ -392,7 +387,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     let model = match (&job.train, sample) {
         (Some(settings), Some(sample)) => {
             report.examples_offered = sample.offered();
-            Some(crate::train::fit_and_broadcast(worker, sample, settings).map(|t| t.model))
+            Some(fit_and_broadcast(worker, sample, settings).map(|t| t.model))
         }
         _ => None,
     };
@@ -411,23 +406,16 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     if let (Some(settings), Some(model)) = (&job.train, model) {
         let model = model?;
         if index == 0 {
-            crate::train::write_model(&job.out, &model)?;
+            write_model(&job.out, &model)?;
         }
         if settings.score {
             let mut third = Inventory::default();
-            let scorer = crate::score::Scorer {
+            let scorer = Scorer {
                 model,
                 smoothing: settings.smoothing,
             };
-            report.node_score_rows = crate::score::score_files(
-                &mine,
-                &job.out,
-                index,
-                &scorer,
-                &job.limits,
-                &mut third,
-            )?
-            .rows;
+            report.node_score_rows =
+                score_files(&mine, &job.out, index, &scorer, &job.limits, &mut third)?.rows;
             report.model = Some(scorer.model);
         } else {
             report.model = Some(model);
