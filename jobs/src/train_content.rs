@@ -56,9 +56,9 @@ pub struct TrainContentArgs {
     #[arg(long)]
     pub predictions: Option<PathBuf>,
     /// Boosting rounds.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 120)]
     pub iterations: usize,
-    #[arg(long, default_value_t = 0.15)]
+    #[arg(long, default_value_t = 0.25)]
     pub learning_rate: f32,
     #[arg(long, default_value_t = 6)]
     pub max_depth: usize,
@@ -409,7 +409,8 @@ fn judged(example: &Example, sums: &[Subtree], probability: &[f32], rule: Rule) 
     Judged { text, overlap }
 }
 
-/// Held-out probabilities of every block of every page.
+/// Held-out probabilities of every block of every page, as `stencil run` computes them
+/// (`content::probabilities`).
 fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<Vec<f32>>, String> {
     let mut out: Vec<Option<Vec<f32>>> = (0..examples.len()).map(|_| None).collect();
     for fold in 0..args.folds {
@@ -425,7 +426,22 @@ fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<V
             train.len()
         );
         for p in held {
-            out[p] = Some(model.probabilities(&examples[p].rows));
+            let example = &examples[p];
+            out[p] = Some(content::probabilities(
+                &example.blocks,
+                example.site_inside.as_deref(),
+                model.threshold,
+                |wanted| {
+                    let rows: Vec<_> = example
+                        .rows
+                        .iter()
+                        .zip(wanted)
+                        .filter(|(_, &w)| w)
+                        .map(|(row, _)| *row)
+                        .collect();
+                    model.probabilities(&rows)
+                },
+            ));
         }
     }
     out.into_iter()

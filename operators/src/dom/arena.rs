@@ -44,16 +44,7 @@ impl Dom {
 
     /// The element for a start tag, its kept attribute values added to the arena's tables.
     pub(super) fn add_element(&mut self, tag: LocalName, attrs: &[Attribute<'_>]) -> Element {
-        let mut hides_content = matches!(
-            tag,
-            local_name!("script")
-                | local_name!("style")
-                | local_name!("noscript")
-                | local_name!("template")
-                | local_name!("head")
-                | local_name!("iframe")
-                | local_name!("object")
-        );
+        let mut hides_content = super::tags::hides_by_tag(&tag);
         let mut element = Element {
             tag,
             id: None,

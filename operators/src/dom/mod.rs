@@ -11,6 +11,10 @@
 //! reference, kept to compare the two (`tests/tests/builders.rs`) and to measure the difference
 //! (`stencil bench`).
 //!
+//! Both show a page as a browser that runs scripts does before running any (no `<noscript>`,
+//! no hidden elements), except a script shell whose page is inside a noscript or a hidden
+//! wrapper: `dom/shell.rs` shows that as a reader sees it.
+//!
 //! Every later stage reads the arena through three submodules, so that none walks a subtree
 //! again: [`subtree`] hashes every subtree and sums what later stages count, bottom-up in one
 //! pass, over the text [`normalize`] defines; [`text`] lays the visible text out as one stream
@@ -21,6 +25,7 @@ mod builder;
 mod codec;
 mod raw_text;
 mod reference;
+mod shell;
 mod tags;
 mod tokenizer;
 
@@ -119,8 +124,18 @@ pub struct Dom {
 /// (see [`crate::reading::warc::Limits::max_dom_depth`]); [`Dom::depth_limited`] then says so.
 /// The arena's vectors hold exactly what the page uses, no growth slack, so a `Dom` can be
 /// kept as it is.
+///
+/// A script shell whose page is inside a `<noscript>`, or inside an element hidden until its
+/// scripts run, is shown as a reader sees it (`dom/shell.rs`).
 pub fn parse(html: &str, max_depth: usize) -> Dom {
-    builder::parse(html, max_depth)
+    let dom = builder::parse(html, max_depth);
+    let mut dom = match shell::unwrapped(&dom, html, |fragment| builder::parse(fragment, max_depth))
+    {
+        Some(unwrapped) => builder::parse(&unwrapped, max_depth),
+        None => dom,
+    };
+    shell::reveal_hidden_page(&mut dom);
+    dom
 }
 
 /// Tokenizes a page as [`parse`] does and drops the tokens; returns how many there were. What
@@ -132,7 +147,14 @@ pub fn tokenize(html: &str) -> usize {
 /// Parses like [`parse`] with html5ever's complete tree builder, which follows the HTML
 /// standard to the letter (foster parenting, the adoption agency) at about twice the cost.
 pub fn parse_with_html5ever_tree_builder(html: &str, max_depth: usize) -> Dom {
-    reference::parse(html, max_depth)
+    let dom = reference::parse(html, max_depth);
+    let mut dom =
+        match shell::unwrapped(&dom, html, |fragment| reference::parse(fragment, max_depth)) {
+            Some(unwrapped) => reference::parse(&unwrapped, max_depth),
+            None => dom,
+        };
+    shell::reveal_hidden_page(&mut dom);
+    dom
 }
 
 /// Iterates a node's children in document order.

@@ -98,6 +98,21 @@ pub(super) fn is_formatting(tag: &LocalName) -> bool {
     )
 }
 
+/// Elements whose content no reader sees, whatever their attributes (a browser that runs
+/// scripts shows neither a `<noscript>` nor an `<iframe>`'s fallback content).
+pub(super) fn hides_by_tag(tag: &LocalName) -> bool {
+    matches!(
+        *tag,
+        local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("head")
+            | local_name!("iframe")
+            | local_name!("object")
+    )
+}
+
 pub(crate) fn is_heading(tag: &LocalName) -> bool {
     matches!(
         *tag,

@@ -21,11 +21,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use html5ever::local_name;
-use xxhash_rust::xxh3::{xxh3_64, Xxh3Builder};
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::dom::normalize::push_lowercase;
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, LocalName};
+use crate::FastMap;
 
 /// The feature names, in the order of a feature row. They name the columns of the `training`
 /// table and the weights in `model.json`, so renaming one is a model format change.
@@ -280,22 +281,45 @@ const ROLE_WORDS: &[(u16, &[&str], &[&str])] = &[
 ];
 
 fn role_of_piece(piece: &str) -> u16 {
-    word_mask(ROLE_WORDS, piece)
+    static TABLE: OnceLock<WordTable<u16>> = OnceLock::new();
+    TABLE.get_or_init(|| WordTable::new(ROLE_WORDS)).mask(piece)
 }
 
-/// The union of the masks of `table` whose words `piece` equals or whose prefixes it starts
-/// with.
-pub(crate) fn word_mask<M>(table: &[(M, &[&str], &[&str])], piece: &str) -> M
+/// A table of (mask, words, prefixes), made for lookups: a piece of a class or id name gets
+/// the union of the masks whose words it equals or whose prefixes it starts with. Comparing
+/// every piece with every word was most of the string comparisons of `stencil apply` (a page
+/// has hundreds of distinct class names).
+pub(crate) struct WordTable<M> {
+    exact: FastMap<&'static str, M>,
+    prefixes: Vec<(&'static str, M)>,
+}
+
+impl<M> WordTable<M>
 where
     M: Copy + Default + std::ops::BitOrAssign,
 {
-    let mut mask = M::default();
-    for &(role, words, prefixes) in table {
-        if words.contains(&piece) || prefixes.iter().any(|p| piece.starts_with(p)) {
-            mask |= role;
+    pub(crate) fn new(table: &[(M, &'static [&'static str], &'static [&'static str])]) -> Self {
+        let mut exact: FastMap<&'static str, M> = FastMap::default();
+        let mut prefixes = Vec::new();
+        for &(mask, words, starts) in table {
+            for &word in words {
+                *exact.entry(word).or_default() |= mask;
+            }
+            prefixes.extend(starts.iter().map(|&p| (p, mask)));
         }
+        WordTable { exact, prefixes }
     }
-    mask
+
+    pub(crate) fn mask(&self, piece: &str) -> M {
+        let mut mask = self.exact.get(piece).copied().unwrap_or_default();
+        let first = piece.as_bytes().first();
+        for &(prefix, role) in &self.prefixes {
+            if prefix.as_bytes().first() == first && piece.starts_with(prefix) {
+                mask |= role;
+            }
+        }
+        mask
+    }
 }
 
 fn role_of_tag(tag: &LocalName) -> u16 {
@@ -314,7 +338,7 @@ fn own_roles<'d>(
     dom: &'d Dom,
     i: usize,
     scratch: &mut String,
-    known: &mut HashMap<&'d str, u16, Xxh3Builder>,
+    known: &mut FastMap<&'d str, u16>,
 ) -> u16 {
     dom.tag(i).map_or(0, role_of_tag) | name_mask(dom, i, scratch, known, role_of_piece)
 }
@@ -328,7 +352,7 @@ pub(crate) fn name_mask<'d, M>(
     dom: &'d Dom,
     i: usize,
     scratch: &mut String,
-    known: &mut HashMap<&'d str, M, Xxh3Builder>,
+    known: &mut FastMap<&'d str, M>,
     piece_mask: impl Fn(&str) -> M,
 ) -> M
 where
@@ -343,7 +367,12 @@ where
                     continue;
                 }
                 scratch.clear();
-                scratch.extend(piece.chars().flat_map(char::to_lowercase));
+                if piece.is_ascii() {
+                    scratch.push_str(piece);
+                    scratch.make_ascii_lowercase();
+                } else {
+                    scratch.extend(piece.chars().flat_map(char::to_lowercase));
+                }
                 found |= piece_mask(scratch);
             }
             found
@@ -418,7 +447,7 @@ const LOG_TABLE: usize = 4096;
 
 /// [`ln1p`] of a count: the same bits, from a table for the small counts that nearly all
 /// are. Twelve of the features are logarithms of counts, taken for every element of every page.
-fn ln1p_count(count: u32) -> f32 {
+pub(crate) fn ln1p_count(count: u32) -> f32 {
     static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
     let table = TABLE.get_or_init(|| (0..LOG_TABLE as u32).map(ln1p).collect());
     table
@@ -537,7 +566,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     let mut sibling_index = vec![0u32; n];
     let mut element_children = vec![0u32; n];
     let mut row_of = vec![NO_ROW; n];
-    let mut known_roles = HashMap::with_hasher(Xxh3Builder::new());
+    let mut known_roles = FastMap::default();
     let mut elements = 0u32;
     for i in 0..n {
         if dom.element(i).is_none() {

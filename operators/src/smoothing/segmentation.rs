@@ -26,7 +26,9 @@
 
 use std::str::FromStr;
 
-use crate::dom::{Dom, NodeKind};
+use html5ever::local_name;
+
+use crate::dom::{is_heading, Dom, NodeKind};
 use crate::smoothing::isotonic::{self, Options, NO_PARENT};
 
 /// How γ(i) depends on the node (seed 000, §5.3, penalty functions (1)–(3)).
@@ -281,60 +283,57 @@ fn penalties(
 }
 
 /// Elements that start a new line when rendered (CSS `display: block`, list items, table
-/// rows and cells): their boundaries become line breaks in the cleaned text.
-const BREAK_TAGS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "body",
-    "br",
-    "caption",
-    "center",
-    "dd",
-    "details",
-    "dialog",
-    "dir",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hgroup",
-    "hr",
-    "html",
-    "legend",
-    "li",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "summary",
-    "table",
-    "tbody",
-    "td",
-    "tfoot",
-    "th",
-    "thead",
-    "tr",
-    "ul",
-];
-
+/// rows and cells): their boundaries become line breaks in the cleaned text. Matched as atoms
+/// (one integer comparison each), not as strings: every element of every page is asked, twice.
 pub(crate) fn breaks_line(dom: &Dom, i: usize) -> bool {
-    dom.tag(i).is_some_and(|t| BREAK_TAGS.contains(&&**t))
+    dom.tag(i).is_some_and(|t| {
+        is_heading(t)
+            || matches!(
+                *t,
+                local_name!("address")
+                    | local_name!("article")
+                    | local_name!("aside")
+                    | local_name!("blockquote")
+                    | local_name!("body")
+                    | local_name!("br")
+                    | local_name!("caption")
+                    | local_name!("center")
+                    | local_name!("dd")
+                    | local_name!("details")
+                    | local_name!("dialog")
+                    | local_name!("dir")
+                    | local_name!("div")
+                    | local_name!("dl")
+                    | local_name!("dt")
+                    | local_name!("fieldset")
+                    | local_name!("figcaption")
+                    | local_name!("figure")
+                    | local_name!("footer")
+                    | local_name!("form")
+                    | local_name!("header")
+                    | local_name!("hgroup")
+                    | local_name!("hr")
+                    | local_name!("html")
+                    | local_name!("legend")
+                    | local_name!("li")
+                    | local_name!("main")
+                    | local_name!("menu")
+                    | local_name!("nav")
+                    | local_name!("ol")
+                    | local_name!("p")
+                    | local_name!("pre")
+                    | local_name!("section")
+                    | local_name!("summary")
+                    | local_name!("table")
+                    | local_name!("tbody")
+                    | local_name!("td")
+                    | local_name!("tfoot")
+                    | local_name!("th")
+                    | local_name!("thead")
+                    | local_name!("tr")
+                    | local_name!("ul")
+            )
+    })
 }
 
 /// The paper's Basic, for comparison with smoothing: every node keeps its own classifier score,

@@ -22,14 +22,17 @@
 //! Counts enter as `ln(1 + count)`; trees need no scaling, but logarithms keep the bins of the
 //! histogram learner spread over the range that matters. Everything is O(n) over the arena.
 
-use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::OnceLock;
 
+use foldhash::fast::FixedState;
 use html5ever::local_name;
-use xxhash_rust::xxh3::{Xxh3, Xxh3Builder};
 
 use super::blocks::Blocks;
 use crate::dom::subtree::Subtree;
-use crate::dom::{Dom, NodeKind};
+use crate::dom::{is_heading, Dom, LocalName, NodeKind};
+use crate::page_models::features::WordTable;
+use crate::FastMap;
 
 /// The feature names, in the order of a row. They name the model's inputs in its file, so
 /// renaming, adding or reordering one is a model format change (the shipped model is checked
@@ -327,20 +330,22 @@ const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
 ];
 
 fn cue_of_piece(piece: &str) -> u32 {
-    crate::page_models::features::word_mask(CUE_WORDS, piece)
+    static TABLE: OnceLock<WordTable<u32>> = OnceLock::new();
+    TABLE.get_or_init(|| WordTable::new(CUE_WORDS)).mask(piece)
 }
 
-fn cue_of_tag(dom: &Dom, i: usize) -> u32 {
-    match dom.tag(i).map(|t| &**t) {
-        Some("main") => CUE_MAIN,
-        Some("article") => CUE_ARTICLE,
-        Some("nav") => CUE_NAV,
-        Some("header") => CUE_HEADER,
-        Some("footer") => CUE_FOOTER,
-        Some("aside") => CUE_ASIDE,
-        Some("figcaption") | Some("caption") => CUE_CAPTION,
-        Some("form") => CUE_FORM,
-        Some("time") | Some("address") => CUE_META,
+fn cue_of_tag(tag: &LocalName) -> u32 {
+    // Atoms, not strings: every element of every page is asked.
+    match *tag {
+        local_name!("main") => CUE_MAIN,
+        local_name!("article") => CUE_ARTICLE,
+        local_name!("nav") => CUE_NAV,
+        local_name!("header") => CUE_HEADER,
+        local_name!("footer") => CUE_FOOTER,
+        local_name!("aside") => CUE_ASIDE,
+        local_name!("figcaption") | local_name!("caption") => CUE_CAPTION,
+        local_name!("form") => CUE_FORM,
+        local_name!("time") | local_name!("address") => CUE_META,
         _ => 0,
     }
 }
@@ -351,13 +356,13 @@ fn own_cues<'d>(
     dom: &'d Dom,
     i: usize,
     scratch: &mut String,
-    known: &mut HashMap<&'d str, u32, Xxh3Builder>,
+    known: &mut FastMap<&'d str, u32>,
 ) -> u32 {
-    let mut mask = cue_of_tag(dom, i);
+    let mut mask = dom.tag(i).map_or(0, cue_of_tag);
     if dom
         .other_attributes(i)
         .iter()
-        .any(|a| matches!(&**a, "itemprop" | "itemscope"))
+        .any(|a| matches!(*a, local_name!("itemprop") | local_name!("itemscope")))
     {
         mask |= CUE_ITEMPROP;
     }
@@ -376,37 +381,51 @@ pub struct Context<'a> {
 
 /// The feature row of every block of `blocks`.
 pub fn compute(dom: &Dom, sums: &[Subtree], blocks: &Blocks, context: Context<'_>) -> Vec<Row> {
-    let n = dom.len();
-    let page = page_cues(dom, sums, blocks, context.url);
+    compute_for(dom, sums, blocks, context, &vec![true; blocks.len()])
+}
 
-    // Cues inherited from every ancestor, and each element's tag-and-class signature.
+/// The feature rows of the blocks marked in `wanted`, in block order.
+pub fn compute_for(
+    dom: &Dom,
+    sums: &[Subtree],
+    blocks: &Blocks,
+    context: Context<'_>,
+    wanted: &[bool],
+) -> Vec<Row> {
+    let n = dom.len();
+
+    // One pass over the arena: cues inherited from every ancestor, each element's
+    // tag-and-class signature (for repeated siblings), and what the page-level cues count.
     let mut cues = vec![0u32; n];
     let mut signature = vec![0u64; n];
-    let mut repeats: HashMap<(u32, u64), u32, Xxh3Builder> =
-        HashMap::with_hasher(Xxh3Builder::new());
-    let mut known = HashMap::with_hasher(Xxh3Builder::new());
+    let mut repeats: FastMap<(u32, u64), u32> = FastMap::default();
+    let mut known = FastMap::default();
     let mut scratch = String::new();
     let mut max_depth = 1u32;
+    let mut scan = PageScan::default();
     for i in 0..n {
         let parent = dom.parent(i);
         max_depth = max_depth.max(dom.node(i).depth);
         let inherited = parent.map_or(0, |p| cues[p]);
-        if dom.element(i).is_none() {
+        let Some(tag) = dom.tag(i) else {
             cues[i] = inherited;
+            scan.other_node(dom, i);
             continue;
-        }
+        };
         cues[i] = inherited | own_cues(dom, i, &mut scratch, &mut known);
-        let mut hasher = Xxh3::new();
-        hasher.update(dom.tag(i).map_or("", |t| &**t).as_bytes());
+        let mut hasher = FixedState::default().build_hasher();
+        hasher.write(tag.as_bytes());
         for class in dom.classes(i) {
-            hasher.update(b".");
-            hasher.update(class.as_bytes());
+            hasher.write_u8(b'.');
+            hasher.write(class.as_bytes());
         }
-        signature[i] = hasher.digest();
+        signature[i] = hasher.finish();
         if let Some(p) = parent {
             *repeats.entry((p as u32, signature[i])).or_default() += 1;
         }
+        scan.element(tag, parent, sums[i].text_chars);
     }
+    let page = scan.cues(sums, blocks, context.url);
     let repeat_of = |i: usize| -> u32 {
         dom.parent(i)
             .and_then(|p| repeats.get(&(p as u32, signature[i])).copied())
@@ -458,8 +477,11 @@ pub fn compute(dom: &Dom, sums: &[Subtree], blocks: &Blocks, context: Context<'_
         .position(|&o| dom.tag(o as usize).is_some_and(|t| *t == local_name!("h1")))
         .map(|b| blocks.stats[b].text_start);
 
-    let mut rows = Vec::with_capacity(blocks.len());
+    let mut rows = Vec::with_capacity(wanted.iter().filter(|&&w| w).count());
     for (b, stats) in blocks.stats.iter().enumerate() {
+        if !wanted.get(b).copied().unwrap_or(false) {
+            continue;
+        }
         let owner = blocks.owners[b] as usize;
         let mut row = [0f32; COUNT];
         let mut f = 0;
@@ -482,20 +504,32 @@ pub fn compute(dom: &Dom, sums: &[Subtree], blocks: &Blocks, context: Context<'_
         put(flag(stats.ends_sentence));
         put(ln1p(stats.prices));
 
-        let tag = dom.tag(owner).map_or("", |t| &**t);
+        let tag = dom.tag(owner).cloned().unwrap_or(local_name!(""));
         let tags: [bool; 13] = [
-            tag == "p",
-            tag == "li",
-            matches!(tag, "td" | "th"),
-            tag == "div",
-            matches!(tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"),
-            tag == "h1",
-            matches!(tag, "dd" | "dt" | "dl"),
-            tag == "pre",
-            tag == "blockquote",
-            matches!(tag, "figcaption" | "caption" | "figure"),
-            matches!(tag, "section" | "article" | "main"),
-            matches!(tag, "form" | "fieldset" | "legend"),
+            tag == local_name!("p"),
+            tag == local_name!("li"),
+            matches!(tag, local_name!("td") | local_name!("th")),
+            tag == local_name!("div"),
+            is_heading(&tag),
+            tag == local_name!("h1"),
+            matches!(
+                tag,
+                local_name!("dd") | local_name!("dt") | local_name!("dl")
+            ),
+            tag == local_name!("pre"),
+            tag == local_name!("blockquote"),
+            matches!(
+                tag,
+                local_name!("figcaption") | local_name!("caption") | local_name!("figure")
+            ),
+            matches!(
+                tag,
+                local_name!("section") | local_name!("article") | local_name!("main")
+            ),
+            matches!(
+                tag,
+                local_name!("form") | local_name!("fieldset") | local_name!("legend")
+            ),
             false,
         ];
         let known_tag = tags.iter().any(|&t| t);
@@ -590,82 +624,89 @@ struct PageCues {
     values: [f32; 14],
 }
 
-fn page_cues(dom: &Dom, sums: &[Subtree], blocks: &Blocks, url: &str) -> PageCues {
-    let total = sums.first().copied().unwrap_or_default();
-    let mut forms = 0u32;
-    let mut ld = [false; 4];
-    let mut max_repeat = 1u32;
-    let mut counts: HashMap<(u32, &str), u32, Xxh3Builder> =
-        HashMap::with_hasher(Xxh3Builder::new());
-    for (i, sum) in sums.iter().enumerate().take(dom.len()) {
-        match dom.node(i).kind {
-            NodeKind::Element(_) => {
-                if dom.tag(i).is_some_and(|t| *t == local_name!("form")) {
-                    forms += 1;
-                }
-                // Item blocks: siblings of one tag that each hold some text.
-                if let (Some(p), Some(tag)) = (dom.parent(i), dom.tag(i)) {
-                    if sum.text_chars >= 20 {
-                        let c = counts.entry((p as u32, &**tag)).or_default();
-                        *c += 1;
-                        max_repeat = max_repeat.max(*c);
-                    }
-                }
-            }
-            NodeKind::Text { visible: false, .. } => {
-                let Some(text) = dom.text(i) else { continue };
-                if !text.contains("@type") {
-                    continue;
-                }
-                ld[0] |= [
-                    "\"Article\"",
-                    "NewsArticle",
-                    "BlogPosting",
-                    "\"Report\"",
-                    "ReportageNewsArticle",
-                ]
-                .iter()
-                .any(|t| text.contains(t));
-                ld[1] |= text.contains("\"Product\"") || text.contains("\"Offer\"");
-                ld[2] |= text.contains("ItemList")
-                    || text.contains("CollectionPage")
-                    || text.contains("SearchResultsPage");
-                ld[3] |= text.contains("DiscussionForumPosting")
-                    || text.contains("QAPage")
-                    || text.contains("\"Comment\"");
-            }
-            _ => {}
+/// What the page-level cues count, gathered during [`compute`]'s pass over the arena.
+#[derive(Default)]
+struct PageScan<'d> {
+    forms: u32,
+    /// JSON-LD types seen: article, product, list, forum.
+    ld: [bool; 4],
+    /// The most siblings of one tag that each hold some text (item blocks).
+    max_repeat: u32,
+    items: FastMap<(u32, &'d str), u32>,
+}
+
+impl<'d> PageScan<'d> {
+    fn element(&mut self, tag: &'d LocalName, parent: Option<usize>, text_chars: u32) {
+        if *tag == local_name!("form") {
+            self.forms += 1;
+        }
+        if let (Some(p), true) = (parent, text_chars >= 20) {
+            let count = self.items.entry((p as u32, &**tag)).or_default();
+            *count += 1;
+            self.max_repeat = self.max_repeat.max(*count);
         }
     }
-    let prices: u32 = blocks.stats.iter().map(|s| s.prices).sum();
-    let path_and_query = url.split_once("://").map_or(url, |(_, rest)| {
-        rest.find('/').map_or("", |slash| &rest[slash..])
-    });
-    let (path, query) = path_and_query
-        .split_once('?')
-        .unwrap_or((path_and_query, ""));
-    let depth = path.split('/').filter(|s| !s.is_empty()).count() as u32;
-    let has_id = path
-        .as_bytes()
-        .split(|b| !b.is_ascii_digit())
-        .any(|run| run.len() >= 4);
-    PageCues {
-        values: [
-            ln1p(total.text_chars),
-            link_density(&total),
-            ln1p(blocks.len() as u32),
-            ln1p(max_repeat - 1),
-            ln1p(prices),
-            ln1p(forms),
-            depth as f32,
-            flag(has_id),
-            flag(!query.is_empty()),
-            flag(depth == 0 && query.is_empty()),
-            flag(ld[0]),
-            flag(ld[1]),
-            flag(ld[2]),
-            flag(ld[3]),
-        ],
+
+    /// Non-element nodes: scripts' text may be JSON-LD naming the page's type.
+    fn other_node(&mut self, dom: &Dom, i: usize) {
+        if !matches!(dom.node(i).kind, NodeKind::Text { visible: false, .. }) {
+            return;
+        }
+        let Some(text) = dom.text(i) else { return };
+        if !text.contains("@type") {
+            return;
+        }
+        let ld = &mut self.ld;
+        ld[0] |= [
+            "\"Article\"",
+            "NewsArticle",
+            "BlogPosting",
+            "\"Report\"",
+            "ReportageNewsArticle",
+        ]
+        .iter()
+        .any(|t| text.contains(t));
+        ld[1] |= text.contains("\"Product\"") || text.contains("\"Offer\"");
+        ld[2] |= text.contains("ItemList")
+            || text.contains("CollectionPage")
+            || text.contains("SearchResultsPage");
+        ld[3] |= text.contains("DiscussionForumPosting")
+            || text.contains("QAPage")
+            || text.contains("\"Comment\"");
+    }
+
+    fn cues(&self, sums: &[Subtree], blocks: &Blocks, url: &str) -> PageCues {
+        let total = sums.first().copied().unwrap_or_default();
+        let prices: u32 = blocks.stats.iter().map(|s| s.prices).sum();
+        let path_and_query = url.split_once("://").map_or(url, |(_, rest)| {
+            rest.find('/').map_or("", |slash| &rest[slash..])
+        });
+        let (path, query) = path_and_query
+            .split_once('?')
+            .unwrap_or((path_and_query, ""));
+        let depth = path.split('/').filter(|s| !s.is_empty()).count() as u32;
+        let has_id = path
+            .as_bytes()
+            .split(|b| !b.is_ascii_digit())
+            .any(|run| run.len() >= 4);
+        PageCues {
+            values: [
+                ln1p(total.text_chars),
+                link_density(&total),
+                ln1p(blocks.len() as u32),
+                ln1p(self.max_repeat.max(1) - 1),
+                ln1p(prices),
+                ln1p(self.forms),
+                depth as f32,
+                flag(has_id),
+                flag(!query.is_empty()),
+                flag(depth == 0 && query.is_empty()),
+                flag(self.ld[0]),
+                flag(self.ld[1]),
+                flag(self.ld[2]),
+                flag(self.ld[3]),
+            ],
+        }
     }
 }
 
@@ -682,7 +723,7 @@ fn flag(set: bool) -> f32 {
 }
 
 fn ln1p(x: u32) -> f32 {
-    f64::from(x).ln_1p() as f32
+    crate::page_models::features::ln1p_count(x)
 }
 
 #[cfg(test)]
