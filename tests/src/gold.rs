@@ -110,6 +110,15 @@ impl<T> Loaded<T> {
         self.skipped.push(format!("{}: {reason}", path.display()));
     }
 
+    /// What a data set's index holds (its manifest's rows, or a folder's entries): an index
+    /// that cannot be read is one skip and an empty list, so its loader finds no pages.
+    fn index<R>(&mut self, path: &Path, read: Result<Vec<R>, String>) -> Vec<R> {
+        read.unwrap_or_else(|e| {
+            self.skip(path, e);
+            Vec::new()
+        })
+    }
+
     /// The pages, after printing the skipped files (if any) to stderr.
     fn report(self, what: &str) -> Vec<T> {
         if !self.skipped.is_empty() {
@@ -153,13 +162,7 @@ pub fn dragnet(dir: &Path, min_pages: usize) -> Vec<GoldPage> {
 pub fn dragnet_with_skips(dir: &Path, min_pages: usize) -> Loaded<GoldPage> {
     let mut out = Loaded::new();
     let tsv_path = dir.join("hosts_guess.tsv");
-    let rows = match read_tsv(&tsv_path) {
-        Ok(rows) => rows,
-        Err(e) => {
-            out.skip(&tsv_path, e);
-            return out;
-        }
-    };
+    let rows = out.index(&tsv_path, read_tsv(&tsv_path));
     let mut hosts: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for row in rows {
         let (Some(id), Some(host)) = (row.get("file"), row.get("host_guess")) else {
@@ -248,13 +251,7 @@ pub fn cleanportaleval(dir: &Path) -> Vec<GoldPage> {
 pub fn cleanportaleval_with_skips(dir: &Path) -> Loaded<GoldPage> {
     let mut out = Loaded::new();
     let input = dir.join("input");
-    let files = match list_dir(&input) {
-        Ok(files) => files,
-        Err(e) => {
-            out.skip(&input, e);
-            return out;
-        }
-    };
+    let files = out.index(&input, list_dir(&input));
     for path in files {
         let Some(id) = file_name(&path).strip_suffix(".html").map(str::to_string) else {
             continue;
@@ -512,13 +509,7 @@ pub fn swde_books(dir: &Path) -> Vec<SwdePage> {
 pub fn swde_books_with_skips(dir: &Path) -> Loaded<SwdePage> {
     let mut out = Loaded::new();
     let testset = dir.join("testset").join("book");
-    let sites = match list_dir(&testset) {
-        Ok(sites) => sites,
-        Err(e) => {
-            out.skip(&testset, e);
-            return out;
-        }
-    };
+    let sites = out.index(&testset, list_dir(&testset));
     for site_dir in sites.into_iter().filter(|p| p.is_dir()) {
         // book-<site>-<n>
         let name = file_name(&site_dir);
@@ -664,13 +655,7 @@ pub fn l3s_gn1(dir: &Path) -> Vec<L3sPage> {
 pub fn l3s_gn1_with_skips(dir: &Path) -> Loaded<L3sPage> {
     let mut out = Loaded::new();
     let tsv_path = dir.join("manifest.tsv");
-    let rows = match read_tsv(&tsv_path) {
-        Ok(rows) => rows,
-        Err(e) => {
-            out.skip(&tsv_path, e);
-            return out;
-        }
-    };
+    let rows = out.index(&tsv_path, read_tsv(&tsv_path));
     for (line, row) in rows.into_iter().enumerate() {
         let file = row.get("file").map_or("", String::as_str);
         let url = row.get("url").map_or("", String::as_str);
@@ -743,13 +728,7 @@ pub fn wcxb_dev(dir: &Path) -> Vec<WcxbPage> {
 pub fn wcxb_dev_with_skips(dir: &Path) -> Loaded<WcxbPage> {
     let mut out = Loaded::new();
     let tsv_path = dir.join("manifest.tsv");
-    let rows = match read_tsv(&tsv_path) {
-        Ok(rows) => rows,
-        Err(e) => {
-            out.skip(&tsv_path, e);
-            return out;
-        }
-    };
+    let rows = out.index(&tsv_path, read_tsv(&tsv_path));
     for (line, row) in rows.into_iter().enumerate() {
         let field = |name: &str| row.get(name).map_or("", String::as_str);
         let id = field("file_id");

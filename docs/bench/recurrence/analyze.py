@@ -28,7 +28,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from paths import EVAL, OUT_DIR, PRED_DIR  # noqa: E402,F401
+from paths import EVAL, OUT_DIR, PRED_DIR  # noqa: E402
 import json
 import os
 import re

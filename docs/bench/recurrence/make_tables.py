@@ -4,8 +4,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from paths import EVAL, OUT_DIR, PRED_DIR  # noqa: E402,F401
-import json
+from paths import OUT_DIR  # noqa: E402
+import json  # noqa: E402
 r = json.load(open(os.path.join(OUT_DIR, "results.json")))
 S = ("dragnet", "cleanportaleval")
 f = lambda x: "%.1f" % x  # noqa: E731
@@ -80,7 +80,6 @@ def t_hosts():
 
 
 if __name__ == "__main__":
-    import sys
     what = sys.argv[1] if len(sys.argv) > 1 else "main"
     if what == "main":
         t_blocks("N1", "C"); t_blocks("N2", "C"); t_blocks("N1", "A"); t_blocks("N1", "B")

@@ -9,6 +9,7 @@ EVAL = os.environ.get("STENCIL_EVAL_DIR", "/tmp/eval2")
 PRED_DIR = os.environ.get("RECUR_PRED", "/tmp/held-out")
 # Derived files: blocks.jsonl, results.json (never commit them: they quote the data sets).
 OUT_DIR = os.environ.get("RECUR_OUT", "/tmp/recur")
+os.makedirs(OUT_DIR, exist_ok=True)
 # ../shared/tools beside the repository (textf1.py).
 TOOLS = os.environ.get(
     "STENCIL_SHARED_TOOLS",

@@ -232,7 +232,7 @@ impl ContentModel {
         let mut logits = vec![self.base_score as f32; rows.len()];
         let whole = rows.len() / LANES * LANES;
         // The last rows, padded to a full set of lanes with copies of the last one.
-        let tail = rows.last().map(|last| {
+        let tail = rows[whole..].last().map(|last| {
             let mut padded = [*last; LANES];
             padded[..rows.len() - whole].copy_from_slice(&rows[whole..]);
             padded
@@ -247,7 +247,7 @@ impl ContentModel {
                     *logit += leaf;
                 }
             }
-            if let (Some(padded), true) = (&tail, whole < rows.len()) {
+            if let Some(padded) = &tail {
                 let leaves = self.walk_lanes_of_depth(t, padded);
                 for (logit, leaf) in logits[whole..].iter_mut().zip(leaves) {
                     *logit += leaf;
@@ -291,28 +291,10 @@ impl ContentModel {
         positions.map(|p| leaves[p - inner])
     }
 
-    /// The leaf value tree `t` gives `row`.
-    #[inline]
-    fn walk(&self, t: usize, row: &Row) -> f32 {
-        let inner = (1usize << self.depth) - 1;
-        let splits = &self.splits[t * inner..(t + 1) * inner];
-        let mut position = 0usize;
-        for _ in 0..self.depth {
-            let Split { split, feature } = splits[position];
-            // Right unless below (a NaN goes right, as `!(x < split)` says).
-            let below = row[feature as usize].partial_cmp(&split) == Some(Ordering::Less);
-            position = 2 * position + 1 + usize::from(!below);
-        }
-        self.leaves[t * (inner + 1) + position - inner]
-    }
-
-    /// The probability that a block with features `row` is main content.
+    /// The probability that a block with features `row` is main content (the same walk as
+    /// [`ContentModel::probabilities`], the row padded to a set of lanes).
     pub fn probability(&self, row: &Row) -> f32 {
-        let mut logit = self.base_score as f32;
-        for t in 0..self.trees.len() {
-            logit += self.walk(t, row);
-        }
-        1.0 / (1.0 + (-logit).exp())
+        self.probabilities(std::slice::from_ref(row))[0]
     }
 }
 
