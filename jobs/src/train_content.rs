@@ -79,6 +79,12 @@ pub struct TrainContentArgs {
     /// Skip the final fit on every page (report only).
     #[arg(long)]
     pub no_model: bool,
+    /// Keep the held-out probabilities in this file: read them from it when it exists and
+    /// holds as many probabilities per page as the pages have blocks, else compute them and
+    /// write it. Comparing decision rules (`content::Rule`) then takes seconds instead of a
+    /// cross-validation; delete the file after changing features, data or parameters.
+    #[arg(long)]
+    pub held_out_cache: Option<PathBuf>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -122,7 +128,17 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
     training.insert("pages".into(), examples.len().into());
     training.insert("parameters".into(), parameters(args));
     if args.folds >= 2 {
-        let probabilities = cross_validate(&examples, args)?;
+        let probabilities = match cached(&examples, args.held_out_cache.as_deref()) {
+            Some(probabilities) => probabilities,
+            None => {
+                let probabilities = cross_validate(&examples, args)?;
+                if let Some(path) = &args.held_out_cache {
+                    let json = serde_json::to_string(&probabilities).unwrap_or_default();
+                    std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+                }
+                probabilities
+            }
+        };
         // Every rule on the same held-out probabilities (each page's sums computed once for
         // all of them); the shipped rule's figures in full, after the others.
         let mut by_rule: Vec<Vec<Judged>> = Rule::ALL.iter().map(|_| Vec::new()).collect();
@@ -407,6 +423,25 @@ fn judged(example: &Example, sums: &[Subtree], probability: &[f32], rule: Rule) 
     let text = content::cleaned_text(&example.dom, &example.blocks, &content);
     let overlap = TokenOverlap::of(&text, &example.gold);
     Judged { text, overlap }
+}
+
+/// The held-out probabilities kept in `path`, when it holds one list per page with one
+/// probability per block.
+fn cached(examples: &[Example], path: Option<&Path>) -> Option<Vec<Vec<f32>>> {
+    let text = std::fs::read_to_string(path?).ok()?;
+    let probabilities: Vec<Vec<f32>> = serde_json::from_str(&text).ok()?;
+    let fits = probabilities.len() == examples.len()
+        && examples
+            .iter()
+            .zip(&probabilities)
+            .all(|(e, p)| e.blocks.len() == p.len());
+    if fits {
+        eprintln!(
+            "train-content: held-out probabilities read from {}",
+            path?.display()
+        );
+    }
+    fits.then_some(probabilities)
 }
 
 /// Held-out probabilities of every block of every page, as `stencil run` computes them
