@@ -24,11 +24,12 @@ use stencil_operators::dom::subtree::{summarize, Subtree};
 use stencil_operators::dom::Dom;
 use stencil_operators::inventory::{self, Inventory, Share};
 use stencil_operators::page_models::content::align::{block_gold, BlockGold, TokenOverlap};
-use stencil_operators::page_models::content::features::{Row, COUNT};
+use stencil_operators::page_models::content::features::{set_lexical, Row, COUNT};
 use stencil_operators::page_models::content::forest::{ContentModel, Tree};
+use stencil_operators::page_models::content::lexicon::{block_words, Lexicon};
 use stencil_operators::page_models::content::{self, Blocks, Context, Rule};
 use stencil_operators::site::site_level::{self, site_of, url_key, Fingerprints, PageFingerprints};
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use crate::files;
 use crate::limits::LimitArgs;
@@ -55,6 +56,12 @@ pub struct TrainContentArgs {
     /// `textf1.py --pred-dir` and `docs/bench/side_by_side.py` read).
     #[arg(long)]
     pub predictions: Option<PathBuf>,
+    /// Write every block of every gold page here as TSV, for error analysis: page URL, source,
+    /// page type, block index, characters, held-out probability, whether the shipped rule
+    /// calls it content, the share of its tokens in the gold, and its text (tabs and line
+    /// breaks turned into spaces).
+    #[arg(long)]
+    pub blocks: Option<PathBuf>,
     /// Boosting rounds.
     #[arg(long, default_value_t = 120)]
     pub iterations: usize,
@@ -102,7 +109,11 @@ struct Example {
     gold: String,
     dom: Dom,
     blocks: Blocks,
+    /// Feature rows with the lexical features left 0: they depend on the lexicon, which is
+    /// fitted per fold ([`rows_with_lexicon`]).
     rows: Vec<Row>,
+    /// Each block's hashed words, for fitting and applying lexicons.
+    words: Vec<Vec<u64>>,
     labels: Vec<BlockGold>,
 }
 
@@ -171,6 +182,9 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
                 std::fs::write(&path, &judged.text)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
             }
+        }
+        if let Some(path) = &args.blocks {
+            write_blocks(path, &examples, &probabilities, &held_out)?;
         }
         let json = report.json();
         if let Some(path) = &args.report {
@@ -295,8 +309,10 @@ fn load(
         let context = Context {
             url: &url,
             site_inside: inside.as_deref(),
+            lexical: None,
         };
         let rows = content::features::compute(&dom, &sums, &blocks, context);
+        let words = block_words(&dom, &blocks);
         let labels = block_gold(&dom, &blocks, &gold_text);
         let stem = entry
             .path
@@ -314,6 +330,7 @@ fn load(
             dom,
             blocks,
             rows,
+            words,
             labels,
         });
     }
@@ -326,12 +343,78 @@ fn fold_of(site: &str, folds: usize) -> usize {
     (xxh3_64(site.as_bytes()) % folds as u64) as usize
 }
 
-/// Fits the trees on the blocks of the pages `pages` (indices into `examples`).
+/// Folds inside the training pages of one fit, for the training rows' lexical features.
+const LEXICON_FOLDS: u64 = 3;
+
+/// A word enters a lexicon when it occurs on at least this many pages.
+const LEXICON_MIN_PAGES: u32 = 3;
+
+/// The weight of each block of a page in the fit: its token count to `--weight-power`, scaled
+/// so that every page weighs the same unless `--long-pages-weigh-more`.
+fn block_weights(example: &Example, args: &TrainContentArgs) -> Vec<f64> {
+    let weights: Vec<f64> = example
+        .labels
+        .iter()
+        .map(|label| f64::from(label.tokens.max(1)).powf(args.weight_power))
+        .collect();
+    if args.long_pages_weigh_more {
+        return weights;
+    }
+    // Equal pages: each page's blocks sum to the mean block count's worth of weight.
+    let scale = 100.0 / weights.iter().sum::<f64>().max(1e-9);
+    weights.into_iter().map(|w| w * scale).collect()
+}
+
+/// A lexicon fitted to the blocks of the pages `pages`, labelled and weighted as in the fit.
+fn fit_lexicon(examples: &[Example], pages: &[usize], args: &TrainContentArgs) -> Lexicon {
+    let weights: Vec<Vec<f64>> = pages
+        .iter()
+        .map(|&p| block_weights(&examples[p], args))
+        .collect();
+    let blocks = pages.iter().zip(&weights).flat_map(|(&p, weights)| {
+        let example = &examples[p];
+        example.words.iter().zip(&example.labels).zip(weights).map(
+            move |((words, label), &weight)| {
+                (
+                    p,
+                    words.as_slice(),
+                    label.share() >= args.label_share,
+                    weight,
+                )
+            },
+        )
+    });
+    Lexicon::fit(blocks, LEXICON_MIN_PAGES)
+}
+
+/// A page's feature rows with the lexical features `lexicon` gives them.
+fn rows_with_lexicon(example: &Example, lexicon: &Lexicon) -> Vec<Row> {
+    let scores: Vec<f32> = example.words.iter().map(|w| lexicon.mean(w)).collect();
+    let mut rows = example.rows.clone();
+    set_lexical(&mut rows, &example.blocks, &scores);
+    rows
+}
+
+/// Fits the trees on the blocks of the pages `pages` (indices into `examples`), and the
+/// lexicon the model carries on all of them. A training row's lexical features come from a
+/// lexicon fitted without its host (three host-disjoint folds of `pages`): with its own words
+/// counted, a block's score would look surer than any unseen page's, and the trees would
+/// learn to trust it too much.
 fn fit(
     examples: &[Example],
     pages: &[usize],
     args: &TrainContentArgs,
 ) -> Result<ContentModel, String> {
+    let inner_fold = |p: usize| xxh3_64_with_seed(examples[p].site.as_bytes(), 1) % LEXICON_FOLDS;
+    let mut lexical_rows: HashMap<usize, Vec<Row>> = HashMap::new();
+    for fold in 0..LEXICON_FOLDS {
+        let (held, rest): (Vec<usize>, Vec<usize>) =
+            pages.iter().partition(|&&p| inner_fold(p) == fold);
+        let lexicon = fit_lexicon(examples, &rest, args);
+        for p in held {
+            lexical_rows.insert(p, rows_with_lexicon(&examples[p], &lexicon));
+        }
+    }
     let rows: usize = pages.iter().map(|&p| examples[p].rows.len()).sum();
     let mut columns = vec![0f64; rows * COUNT];
     let mut y = Vec::with_capacity(rows);
@@ -339,21 +422,17 @@ fn fit(
     let mut r = 0;
     for &p in pages {
         let example = &examples[p];
-        let block_weight =
-            |label: &BlockGold| f64::from(label.tokens.max(1)).powf(args.weight_power);
-        // Equal pages: each page's blocks sum to the mean block count's worth of weight.
-        let page_scale = if !args.long_pages_weigh_more {
-            let total: f64 = example.labels.iter().map(block_weight).sum();
-            100.0 / total.max(1e-9)
-        } else {
-            1.0
-        };
-        for (row, label) in example.rows.iter().zip(&example.labels) {
+        let page_rows = &lexical_rows[&p];
+        for ((row, label), w) in page_rows
+            .iter()
+            .zip(&example.labels)
+            .zip(block_weights(example, args))
+        {
             for (f, &value) in row.iter().enumerate() {
                 columns[f * rows + r] = f64::from(value);
             }
             y.push(f64::from(u8::from(label.share() >= args.label_share)));
-            weight.push(block_weight(label) * page_scale);
+            weight.push(w);
             r += 1;
         }
     }
@@ -373,7 +452,9 @@ fn fit(
         .iter()
         .map(export)
         .collect::<Result<Vec<_>, _>>()?;
-    ContentModel::new(booster.base_score, 0.5, trees)
+    let mut model = ContentModel::new(booster.base_score, 0.5, trees)?;
+    model.lexicon = fit_lexicon(examples, pages, args);
+    Ok(model)
 }
 
 /// forust's tree in the shipped form (`content::forest::Tree`).
@@ -408,6 +489,55 @@ fn export(tree: &forust_ml::tree::Tree) -> Result<Tree, String> {
 struct Judged {
     text: String,
     overlap: TokenOverlap,
+    /// The content call of every block.
+    content: Vec<bool>,
+}
+
+/// `--blocks`: one TSV row per block of every gold page.
+fn write_blocks(
+    path: &Path,
+    examples: &[Example],
+    probabilities: &[Vec<f32>],
+    judged: &[Judged],
+) -> Result<(), String> {
+    let mut out = String::from(
+        "url\tsource\tpage_type\tblock\tchars\tprobability\tcontent\tgold_share\ttext\n",
+    );
+    for ((example, probability), judged) in examples.iter().zip(probabilities).zip(judged) {
+        let mut texts = vec![String::new(); example.blocks.len()];
+        for (node, &b) in example.blocks.of_node.iter().enumerate() {
+            if let (Some(text), Some(block)) =
+                (example.dom.visible_text(node), texts.get_mut(b as usize))
+            {
+                block.push_str(text);
+            }
+        }
+        for (b, text) in texts.iter().enumerate() {
+            let text: String = text
+                .chars()
+                .map(|c| {
+                    if c == '\t' || c == '\n' || c == '\r' {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "{}\t{}\t{}\t{b}\t{}\t{:.4}\t{}\t{:.3}\t{}",
+                example.url,
+                example.source,
+                example.page_type,
+                example.blocks.stats[b].chars,
+                probability[b],
+                u8::from(judged.content[b]),
+                example.labels[b].share(),
+                text.trim()
+            );
+        }
+    }
+    std::fs::write(path, out).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn judged(example: &Example, sums: &[Subtree], probability: &[f32], rule: Rule) -> Judged {
@@ -422,7 +552,11 @@ fn judged(example: &Example, sums: &[Subtree], probability: &[f32], rule: Rule) 
     );
     let text = content::cleaned_text(&example.dom, &example.blocks, &content);
     let overlap = TokenOverlap::of(&text, &example.gold);
-    Judged { text, overlap }
+    Judged {
+        text,
+        overlap,
+        content,
+    }
 }
 
 /// The held-out probabilities kept in `path`, when it holds one list per page with one
@@ -467,8 +601,7 @@ fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<V
                 example.site_inside.as_deref(),
                 model.threshold,
                 |wanted| {
-                    let rows: Vec<_> = example
-                        .rows
+                    let rows: Vec<_> = rows_with_lexicon(example, &model.lexicon)
                         .iter()
                         .zip(wanted)
                         .filter(|(_, &w)| w)

@@ -102,6 +102,7 @@ fn train_content_fits_a_model_that_clean_and_run_use() {
     let model = dir.join("content.json");
     let report = dir.join("report.json");
     let predictions = dir.join("held-out");
+    let blocks = dir.join("blocks.tsv");
     let log = train(
         &warc,
         &manifest,
@@ -113,9 +114,17 @@ fn train_content_fits_a_model_that_clean_and_run_use() {
             report.to_str().unwrap(),
             "--predictions",
             predictions.to_str().unwrap(),
+            "--blocks",
+            blocks.to_str().unwrap(),
         ],
     );
     assert!(log.contains("48 pages with gold"), "{log}");
+    let block_count: usize = log
+        .split("pages with gold, ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("block count in the log");
 
     // Held out by host: the synthetic stories are easy, the menus, lists and footers are not
     // content, so the held-out cleaned text matches the gold closely.
@@ -132,6 +141,25 @@ fn train_content_fits_a_model_that_clean_and_run_use() {
         "{held_out}"
     );
     assert!(!held_out.contains("Read also"), "{held_out}");
+
+    // --blocks: one row per block, its held-out call agreeing with the held-out text.
+    let blocks = std::fs::read_to_string(&blocks).unwrap();
+    let mut rows = blocks.lines();
+    assert!(rows
+        .next()
+        .unwrap()
+        .starts_with("url\tsource\tpage_type\tblock"));
+    let rows: Vec<Vec<&str>> = rows.map(|r| r.split('\t').collect()).collect();
+    assert_eq!(rows.len(), block_count);
+    let row_of = |needle: &str| {
+        rows.iter()
+            .find(|r| r[0] == "https://site3.example/news/1/story.html" && r[8].contains(needle))
+            .unwrap_or_else(|| panic!("no block with {needle}"))
+    };
+    let story = row_of("Paragraph 2 of story 1 on site 3");
+    assert_eq!((story[6], story[7]), ("1", "1.000"), "{story:?}");
+    let related = row_of("Read also");
+    assert_eq!((related[6], related[7]), ("0", "0.000"), "{related:?}");
 
     // Deterministic: the same input gives the same model, byte for byte.
     let again = dir.join("again.json");

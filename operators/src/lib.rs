@@ -37,3 +37,12 @@ pub mod synth;
 /// few instructions per key and gives the same map in every process. Nothing iterates these
 /// maps, so their order never reaches an output.
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+
+/// A xorshift64 step: the tests' source of random inputs (reproducible, no dependency).
+#[cfg(test)]
+pub(crate) fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}

@@ -213,9 +213,11 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
             let start = Instant::now();
             let blocks = stencil_operators::page_models::content::blocks::blocks(d);
             let featured = Instant::now();
+            let lexical = content_model.lexicon.scores(d, &blocks);
             let context = stencil_operators::page_models::content::Context {
                 url: &p.url,
                 site_inside: None,
+                lexical: Some(&lexical),
             };
             let rows = stencil_operators::page_models::content::features::compute(
                 d, &sums, &blocks, context,

@@ -107,7 +107,11 @@ pub fn analyse(
     };
     let template: Vec<bool> = calls.iter().map(|&y| y >= smoothing.threshold).collect();
     enter("content", url);
-    let context = Context { url, site_inside };
+    let context = Context {
+        url,
+        site_inside,
+        lexical: None,
+    };
     let judgement = content::judge(dom, sums, context, content_model);
     enter("cleaned text", url);
     let cleaned_text = match options.cleaned_from {

@@ -299,10 +299,7 @@ mod tests {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
             let mut text = String::new();
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let len = state % 12;
+            let len = crate::xorshift(&mut state) % 12;
             for k in 0..len {
                 let pick = (state.rotate_left(5 * k as u32) % pieces.len() as u64) as usize;
                 text.push_str(pieces[pick]);

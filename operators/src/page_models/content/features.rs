@@ -17,7 +17,9 @@
 //! - page-level cues of the page type: repeated item blocks, prices, forms, the URL's shape,
 //!   JSON-LD types,
 //! - the site-level evidence when the host has statistics: whether the block is inside one of
-//!   the host's templates.
+//!   the host's templates,
+//! - what its words say: the lexicon's score (`super::lexicon`) and how far it stands from the
+//!   page's.
 //!
 //! Counts enter as `ln(1 + count)`; trees need no scaling, but logarithms keep the bins of the
 //! histogram learner spread over the range that matters. Everything is O(n) over the arena.
@@ -125,10 +127,13 @@ pub const NAMES: [&str; COUNT] = [
     // Site-level evidence.
     "site_statistics",
     "in_site_template",
+    // The block's words (`super::lexicon`).
+    "lexical_score",
+    "lexical_vs_page",
 ];
 
 /// Number of features in a row.
-pub const COUNT: usize = 78;
+pub const COUNT: usize = 80;
 
 pub type Row = [f32; COUNT];
 
@@ -377,6 +382,11 @@ pub struct Context<'a> {
     /// Whether each node is inside one of the host's site-level templates; `None` when the host
     /// has no site-level statistics.
     pub site_inside: Option<&'a [bool]>,
+    /// The lexicon's score of every block ([`super::lexicon::Lexicon::scores`]); `None` for a
+    /// model without a lexicon (both lexical features are then 0). [`super::judge`] fills it
+    /// from the model it is given; `stencil train-content` sets the features per fold instead
+    /// ([`set_lexical`]).
+    pub lexical: Option<&'a [f32]>,
 }
 
 /// The feature row of every block of `blocks`.
@@ -477,6 +487,9 @@ pub fn compute_for(
         .position(|&o| dom.tag(o as usize).is_some_and(|t| *t == local_name!("h1")))
         .map(|b| blocks.stats[b].text_start);
 
+    let lexical_page = context
+        .lexical
+        .map_or(0.0, |scores| lexical_page_mean(blocks, scores));
     let mut rows = Vec::with_capacity(wanted.iter().filter(|&&w| w).count());
     for (b, stats) in blocks.stats.iter().enumerate() {
         if !wanted.get(b).copied().unwrap_or(false) {
@@ -613,11 +626,46 @@ pub fn compute_for(
         put(flag(context.site_inside.is_some_and(|inside| {
             inside.get(owner).copied().unwrap_or(false)
         })));
+        let lexical = context
+            .lexical
+            .and_then(|s| s.get(b))
+            .copied()
+            .unwrap_or(0.0);
+        put(lexical);
+        put(lexical - lexical_page);
         debug_assert_eq!(f, COUNT);
         rows.push(row);
     }
     rows
 }
+
+/// The page's mean lexical score, each block weighing its characters: what the page's words
+/// are like as a whole, against which a block's own stand out.
+fn lexical_page_mean(blocks: &Blocks, scores: &[f32]) -> f32 {
+    let (mut sum, mut chars) = (0f64, 0f64);
+    for (stats, &score) in blocks.stats.iter().zip(scores) {
+        sum += f64::from(score) * f64::from(stats.chars);
+        chars += f64::from(stats.chars);
+    }
+    if chars == 0.0 {
+        0.0
+    } else {
+        (sum / chars) as f32
+    }
+}
+
+/// Sets the lexical features of rows computed without scores (`stencil train-content` fits
+/// the lexicon per fold, after the rows are made): `rows[k]` is block `k`'s row.
+pub fn set_lexical(rows: &mut [Row], blocks: &Blocks, scores: &[f32]) {
+    let page = lexical_page_mean(blocks, scores);
+    for (row, &s) in rows.iter_mut().zip(scores) {
+        row[LEXICAL] = s;
+        row[LEXICAL + 1] = s - page;
+    }
+}
+
+/// Where the two lexical features sit in a row (the last two; a test checks).
+const LEXICAL: usize = COUNT - 2;
 
 /// The page-level features, the same in every row of a page.
 struct PageCues {
@@ -741,6 +789,12 @@ mod tests {
     }
 
     #[test]
+    fn lexical_features_are_where_set_lexical_puts_them() {
+        assert_eq!(feature("lexical_score"), LEXICAL);
+        assert_eq!(feature("lexical_vs_page"), LEXICAL + 1);
+    }
+
+    #[test]
     fn names_are_distinct_and_counted() {
         let mut names = NAMES.to_vec();
         names.sort_unstable();
@@ -763,6 +817,7 @@ mod tests {
         let context = Context {
             url: "https://example.com/2024/05/story.html",
             site_inside: None,
+            lexical: None,
         };
         let rows = compute(&dom, &sums, &blocks, context);
         assert_eq!(rows.len(), blocks.len());

@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 
 use super::features::{Row, COUNT, NAMES};
+use super::lexicon::Lexicon;
 
 /// One tree, its nodes in arrays indexed by node number; node 0 is the root. At an inner node
 /// a row goes left when `row[feature] < threshold` (compared in f64, as the trainer does),
@@ -117,6 +118,9 @@ pub struct ContentModel {
     /// A block is content when its probability is at least this.
     pub threshold: f32,
     pub trees: Vec<Tree>,
+    /// The words' weights behind the lexical features (`super::lexicon`).
+    #[serde(default)]
+    pub lexicon: Lexicon,
     /// How the model was made (data, folds, parameters, cross-validated figures): for people.
     #[serde(default)]
     pub training: serde_json::Value,
@@ -140,6 +144,7 @@ impl PartialEq for ContentModel {
             && self.base_score == other.base_score
             && self.threshold == other.threshold
             && self.trees == other.trees
+            && self.lexicon == other.lexicon
             && self.training == other.training
     }
 }
@@ -158,6 +163,7 @@ impl ContentModel {
         }
         let mut model = model;
         model.prepare()?;
+        model.lexicon.prepare();
         Ok(model)
     }
 

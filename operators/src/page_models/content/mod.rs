@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod facts;
 pub mod features;
 pub mod forest;
+pub mod lexicon;
 
 pub use blocks::{Blocks, NONE};
 pub use features::Context;
@@ -76,6 +77,11 @@ pub fn cleaned_text(dom: &Dom, blocks: &Blocks, content: &[bool]) -> String {
 /// Judges every block of a page.
 pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentModel) -> Judgement {
     let blocks = blocks::blocks(dom);
+    let lexical = (!model.lexicon.is_empty()).then(|| model.lexicon.scores(dom, &blocks));
+    let context = Context {
+        lexical: lexical.as_deref(),
+        ..context
+    };
     let probability = probabilities(&blocks, context.site_inside, model.threshold, |wanted| {
         model.probabilities(&features::compute_for(dom, sums, &blocks, context, wanted))
     });
@@ -164,10 +170,12 @@ pub enum Rule {
     /// to be: then `ExpectedF1` ([`unsure_page`]).
     #[default]
     BlocksUnlessUnsure,
+    /// `Region`, unless the page is unsure ([`unsure_page`]): then `ExpectedF1`.
+    RegionUnlessUnsure,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 7] = [
+    pub const ALL: [Rule; 8] = [
         Rule::Blocks,
         Rule::Smoothed,
         Rule::BlocksAndSmoothed,
@@ -175,6 +183,7 @@ impl Rule {
         Rule::Region,
         Rule::ExpectedF1,
         Rule::BlocksUnlessUnsure,
+        Rule::RegionUnlessUnsure,
     ];
 }
 
@@ -227,7 +236,10 @@ fn calls_by_rule(
                 own
             }
         }
-        Rule::Region => {
+        Rule::RegionUnlessUnsure if unsure_page(blocks, probability, threshold) => {
+            expected_f1_calls(blocks, probability)
+        }
+        Rule::Region | Rule::RegionUnlessUnsure => {
             let first = probability.iter().position(|&p| p >= 0.8);
             let last = probability.iter().rposition(|&p| p >= 0.8);
             match (first, last) {
@@ -395,6 +407,7 @@ mod tests {
         // A page the model is sure of is called by the threshold.
         assert!(!unsure_page(&blocks, &p, 0.5));
         assert_eq!(decide(Rule::BlocksUnlessUnsure), decide(Rule::Blocks));
+        assert_eq!(decide(Rule::RegionUnlessUnsure), decide(Rule::Region));
     }
 
     /// The expected F1 of keeping `keep`, by the formula the calls maximize.
@@ -469,6 +482,16 @@ mod tests {
             None,
         );
         assert_eq!(calls, [true; 6]);
+        let region = decide(
+            &dom,
+            &sums,
+            &blocks,
+            &p,
+            0.5,
+            Rule::RegionUnlessUnsure,
+            None,
+        );
+        assert_eq!(region, calls);
         // The threshold alone keeps the heading only.
         let calls = decide(&dom, &sums, &blocks, &p, 0.5, Rule::Blocks, None);
         assert_eq!(calls, [true, false, false, false, false, false]);

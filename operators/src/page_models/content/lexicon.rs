@@ -1,0 +1,394 @@
+//! What a block's words say: a word's log-odds of standing in main content rather than in
+//! boilerplate, learned from the gold, and each block's mean over its words.
+//!
+//! Kołcz & Yih (seed 001) judge blocks by their text as well as their structure. The trees see
+//! a block's shape (length, links, punctuation, tags, classes) but not its words, and many of
+//! the blocks they keep wrongly are told apart by words alone: a shop's reviews are written in
+//! the first person ("I bought", "my"), legal notes and cookie notices in their own register
+//! ("personal information", "may", "terms"), calls to action in a handful of verbs ("sign in",
+//! "add to cart", "subscribe"). The lexicon turns that into one number per block, a feature
+//! of the trees ([`super::features`]), which combine it with the page's kind and the block's
+//! place.
+//!
+//! Words are runs of alphanumeric characters and `_` (what `textf1.py`'s `\w+` finds), lower-
+//! cased, hashed with xxh3 (`u64`: no collisions to speak of among the few tens of thousands of
+//! words kept). A word not in the lexicon weighs 0, so a block in an unseen language scores
+//! about 0: no evidence either way.
+//!
+//! Fitting happens in `stencil train-content`, out of fold: the score a training block's
+//! feature carries comes from a lexicon fitted without its host, or the trees would learn to
+//! trust scores that saw the block's own words.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::blocks::{Blocks, NONE};
+use crate::dom::Dom;
+
+/// Words longer than this (in bytes) are not looked up: URLs, hashes and run-together text.
+const LONGEST_WORD: usize = 40;
+
+/// A word's weight is clipped to ±this: one rare word must not outvote a sentence.
+const CLIP: f32 = 4.0;
+
+/// Word hash → log-odds of content.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Lexicon {
+    /// (word hash, weight), sorted by hash: the file form.
+    words: Vec<(u64, f32)>,
+    /// The lookup form ([`Lexicon::prepare`]): open addressing, linear probing, a power of two
+    /// of slots, each `fingerprint << 8 | weight` in 32 bits (0: empty). Looking words up is
+    /// most of the lexicon's cost: a general hash map of the 40,000 words (16 bytes a slot)
+    /// took a megabyte and its loads were half of the lexicon's time in `perf`; these 4-byte
+    /// slots take a quarter of that. The weight is kept to 8 bits (steps of `CLIP / 127`,
+    /// 0.03) and the word to a 24-bit fingerprint beside its slot: two words would have to
+    /// share both the fingerprint and the run of slots to be confused.
+    #[serde(skip)]
+    table: Vec<u32>,
+}
+
+impl PartialEq for Lexicon {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words
+    }
+}
+
+impl Lexicon {
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Builds the lookup table after loading.
+    pub fn prepare(&mut self) {
+        if self.words.is_empty() {
+            self.table = Vec::new();
+            return;
+        }
+        let slots = (self.words.len() + self.words.len() / 2).next_power_of_two();
+        let mask = slots - 1;
+        self.table = vec![0; slots];
+        for &(hash, weight) in &self.words {
+            let mut slot = hash as usize & mask;
+            while self.table[slot] != 0 {
+                slot = (slot + 1) & mask;
+            }
+            self.table[slot] = fingerprint(hash) << 8 | u32::from(quantize(weight));
+        }
+    }
+
+    /// A word's weight as the table holds it (what scoring and training both use).
+    fn weight(&self, hash: u64) -> f32 {
+        if self.table.is_empty() {
+            return 0.0;
+        }
+        let mask = self.table.len() - 1;
+        let wanted = fingerprint(hash);
+        let mut slot = hash as usize & mask;
+        loop {
+            let entry = self.table[slot];
+            if entry == 0 {
+                return 0.0;
+            }
+            if entry >> 8 == wanted {
+                return dequantize(entry as u8);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// The mean weight of `words` (0 for none): a block's score from its [`block_words`].
+    pub fn mean(&self, words: &[u64]) -> f32 {
+        if words.is_empty() {
+            return 0.0;
+        }
+        words.iter().map(|&w| self.weight(w)).sum::<f32>() / words.len() as f32
+    }
+
+    /// The mean weight of the words of every block (0 for a block without words; words too
+    /// long to look up do not count).
+    pub fn scores(&self, dom: &Dom, blocks: &Blocks) -> Vec<f32> {
+        let mut sum = vec![0f32; blocks.len()];
+        let mut count = vec![0u32; blocks.len()];
+        for (node, &b) in blocks.of_node.iter().enumerate() {
+            if b == NONE {
+                continue;
+            }
+            let Some(text) = dom.visible_text(node) else {
+                continue;
+            };
+            let b = b as usize;
+            for_each_word(text, |hash| {
+                if let Some(hash) = hash {
+                    count[b] += 1;
+                    sum[b] += self.weight(hash);
+                }
+            });
+        }
+        sum.iter()
+            .zip(&count)
+            .map(|(&s, &c)| if c == 0 { 0.0 } else { s / c as f32 })
+            .collect()
+    }
+
+    /// Fits a lexicon to labelled blocks: `(words of the block, content, weight)`, the words as
+    /// [`block_words`] gives them. Each block spreads its weight over its words, so a long
+    /// block counts as much as its weight says and no more. A word is kept when it occurs on
+    /// at least `min_pages` distinct pages (`page` numbers the blocks' pages), so that no
+    /// word learned from one page's text can stand for that page.
+    pub fn fit<'a>(
+        blocks: impl IntoIterator<Item = (usize, &'a [u64], bool, f64)>,
+        min_pages: u32,
+    ) -> Lexicon {
+        // word → (weight in content, weight in boilerplate, pages, last page seen)
+        let mut counts: HashMap<u64, (f64, f64, u32, usize)> = HashMap::new();
+        let (mut content, mut boilerplate) = (0f64, 0f64);
+        for (page, words, is_content, weight) in blocks {
+            if words.is_empty() {
+                continue;
+            }
+            let share = weight / words.len() as f64;
+            if is_content {
+                content += weight;
+            } else {
+                boilerplate += weight;
+            }
+            for &word in words {
+                let entry = counts.entry(word).or_insert((0.0, 0.0, 0, usize::MAX));
+                if is_content {
+                    entry.0 += share;
+                } else {
+                    entry.1 += share;
+                }
+                if entry.3 != page {
+                    entry.2 += 1;
+                    entry.3 = page;
+                }
+            }
+        }
+        // Additive smoothing: a word seen a little, or evenly, weighs about 0.
+        let vocabulary = counts.len().max(1) as f64;
+        let prior = (content + boilerplate) / vocabulary;
+        let mut words: Vec<(u64, f32)> = counts
+            .into_iter()
+            .filter(|&(_, (_, _, pages, _))| pages >= min_pages)
+            .map(|(word, (c, b, _, _))| {
+                let odds = ((c + prior) / (content + prior * vocabulary)).ln()
+                    - ((b + prior) / (boilerplate + prior * vocabulary)).ln();
+                (word, (odds as f32).clamp(-CLIP, CLIP))
+            })
+            .collect();
+        words.sort_unstable_by_key(|&(word, _)| word);
+        let mut lexicon = Lexicon {
+            words,
+            table: Vec::new(),
+        };
+        lexicon.prepare();
+        lexicon
+    }
+}
+
+/// The top 24 bits of a word's hash, never 0 (0 marks an empty slot).
+fn fingerprint(hash: u64) -> u32 {
+    (hash >> 40) as u32 | 1
+}
+
+fn quantize(weight: f32) -> u8 {
+    (weight.clamp(-CLIP, CLIP) / CLIP * 127.0).round() as i8 as u8
+}
+
+fn dequantize(byte: u8) -> f32 {
+    f32::from(byte as i8) * CLIP / 127.0
+}
+
+/// The hashed words of every block, for fitting.
+pub fn block_words(dom: &Dom, blocks: &Blocks) -> Vec<Vec<u64>> {
+    let mut out = vec![Vec::new(); blocks.len()];
+    for (node, &b) in blocks.of_node.iter().enumerate() {
+        if b == NONE {
+            continue;
+        }
+        if let Some(text) = dom.visible_text(node) {
+            let words = &mut out[b as usize];
+            for_each_word(text, |hash| words.extend(hash));
+        }
+    }
+    out
+}
+
+/// Calls `f` with the hash of every word of `text` (`None` for a word too long to look up),
+/// lower-casing into a buffer on the stack: no allocation per word. ASCII bytes, most of the
+/// text, are handled without decoding characters.
+fn for_each_word(text: &str, mut f: impl FnMut(Option<u64>)) {
+    let mut buffer = [0u8; LONGEST_WORD];
+    let mut len = 0usize;
+    let mut too_long = false;
+    let mut flush = |len: &mut usize, too_long: &mut bool, buffer: &[u8]| {
+        if *len > 0 || *too_long {
+            f((!*too_long).then(|| xxh3_64(&buffer[..*len])));
+        }
+        *len = 0;
+        *too_long = false;
+    };
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            i += 1;
+            if !(b.is_ascii_alphanumeric() || b == b'_') {
+                flush(&mut len, &mut too_long, &buffer);
+            } else if len < LONGEST_WORD {
+                buffer[len] = b.to_ascii_lowercase();
+                len += 1;
+            } else {
+                too_long = true;
+            }
+            continue;
+        }
+        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        i += c.len_utf8();
+        if !c.is_alphanumeric() {
+            flush(&mut len, &mut too_long, &buffer);
+            continue;
+        }
+        for lower in c.to_lowercase() {
+            let mut utf8 = [0u8; 4];
+            let encoded = lower.encode_utf8(&mut utf8).as_bytes();
+            if too_long || len + encoded.len() > LONGEST_WORD {
+                too_long = true;
+                break;
+            }
+            buffer[len..len + encoded.len()].copy_from_slice(encoded);
+            len += encoded.len();
+        }
+    }
+    flush(&mut len, &mut too_long, &buffer);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom;
+    use crate::page_models::content::blocks::blocks;
+
+    fn words(text: &str) -> Vec<Option<u64>> {
+        let mut out = Vec::new();
+        for_each_word(text, |h| out.push(h));
+        out
+    }
+
+    #[test]
+    fn words_are_lower_cased_runs_of_word_characters() {
+        let hash = |w: &str| Some(xxh3_64(w.as_bytes()));
+        assert_eq!(
+            words("Add to CART, snake_case 42!"),
+            [
+                hash("add"),
+                hash("to"),
+                hash("cart"),
+                hash("snake_case"),
+                hash("42")
+            ]
+        );
+        assert_eq!(words("Ünïcode ÄÖ"), [hash("ünïcode"), hash("äö")]);
+        assert_eq!(words("  ,;  "), []);
+        let long = "x".repeat(LONGEST_WORD + 1);
+        assert_eq!(words(&format!("a {long} b")), [hash("a"), None, hash("b")]);
+        // Exactly as long as the buffer: still a word.
+        let fits = "y".repeat(LONGEST_WORD);
+        assert_eq!(words(&fits), [hash(&fits)]);
+    }
+
+    /// The words as `\w+` on lower-cased text finds them, the plain way.
+    fn reference(text: &str) -> Vec<Option<u64>> {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                let lower: String = w.chars().flat_map(char::to_lowercase).collect();
+                (lower.len() <= LONGEST_WORD).then(|| xxh3_64(lower.as_bytes()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_plain_way() {
+        let alphabet: Vec<char> =
+            "aZ9_ .,-\u{e9}\u{c9}\u{df}\u{130}\u{3a3}\u{4e2d}\u{1f600}\u{a0}\t"
+                .chars()
+                .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..crate::xorshift(&mut state) % 60 {
+                let r = crate::xorshift(&mut state);
+                let c = alphabet[(r % alphabet.len() as u64) as usize];
+                // Runs of one letter make words longer than the buffer now and then.
+                for _ in 0..1 + (r >> 60) as usize * 3 {
+                    text.push(c);
+                }
+            }
+            assert_eq!(words(&text), reference(&text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_lexicon_learns_which_words_mark_content() {
+        let review =
+            |page: usize| format!("<p>I bought this and my wife loves it, page {page}</p>");
+        let story = |page: usize| format!("<p>The council voted on the budget, page {page}</p>");
+        let mut examples = Vec::new();
+        for page in 0..6 {
+            let html = format!("<body>{}{}</body>", story(page), review(page));
+            let dom = dom::parse(&html, 512);
+            let b = blocks(&dom);
+            examples.push(block_words(&dom, &b));
+        }
+        let labelled = examples.iter().enumerate().flat_map(|(page, words)| {
+            [
+                (page, words[0].as_slice(), true, 1.0),
+                (page, words[1].as_slice(), false, 1.0),
+            ]
+        });
+        let lexicon = Lexicon::fit(labelled, 3);
+        // "page" and the digits occur in both kinds, the numbers on fewer than 3 pages.
+        let weight = |w: &str| lexicon.weight(xxh3_64(w.as_bytes()));
+        assert!(weight("council") > 0.5);
+        assert!(weight("bought") < -0.5);
+        assert!(weight("page").abs() < 0.3, "in both kinds alike");
+        assert_eq!(weight("4"), 0.0, "seen on one page only");
+        assert_eq!(weight("unseen"), 0.0);
+        // Every word is found in the table with its weight, to the table's 8 bits.
+        for &(hash, w) in &lexicon.words {
+            assert!((lexicon.weight(hash) - w).abs() <= CLIP / 127.0 / 2.0 + 1e-6);
+        }
+
+        let dom = dom::parse(
+            "<body><p>The council met.</p><p>I bought it.</p><p>Zzz qqq.</p></body>",
+            512,
+        );
+        let scores = lexicon.scores(&dom, &blocks(&dom));
+        assert!(scores[0] > 0.3 && scores[1] < -0.3, "{scores:?}");
+        assert_eq!(scores[2], 0.0);
+
+        // The file form round-trips.
+        let json = serde_json::to_string(&lexicon).unwrap();
+        let mut back: Lexicon = serde_json::from_str(&json).unwrap();
+        back.prepare();
+        assert_eq!(back, lexicon);
+        assert_eq!(back.scores(&dom, &blocks(&dom)), scores);
+        // Scoring a page and scoring its blocks' words agree (training uses the second).
+        let by_words: Vec<f32> = block_words(&dom, &blocks(&dom))
+            .iter()
+            .map(|w| lexicon.mean(w))
+            .collect();
+        assert_eq!(by_words, scores);
+    }
+}
