@@ -110,11 +110,13 @@ struct Example {
     dom: Dom,
     blocks: Blocks,
     /// Feature rows with the lexical features left 0: they depend on the lexicon, which is
-    /// fitted per fold ([`rows_with_lexicon`]).
+    /// fitted per fold ([`rows_with_scores`]).
     rows: Vec<Row>,
     /// Each block's hashed words, for fitting and applying lexicons.
     words: Vec<Vec<u64>>,
     labels: Vec<BlockGold>,
+    /// Each block's weight in the fit ([`block_weights`]).
+    weights: Vec<f64>,
 }
 
 struct GoldEntry {
@@ -314,6 +316,7 @@ fn load(
         let rows = content::features::compute(&dom, &sums, &blocks, context);
         let words = block_words(&dom, &blocks);
         let labels = block_gold(&dom, &blocks, &gold_text);
+        let weights = block_weights(&labels, args);
         let stem = entry
             .path
             .file_stem()
@@ -332,6 +335,7 @@ fn load(
             rows,
             words,
             labels,
+            weights,
         });
     }
     // WARC order depends on how the crawl was written; the fit must not.
@@ -349,11 +353,11 @@ const LEXICON_FOLDS: u64 = 3;
 /// A word enters a lexicon when it occurs on at least this many pages.
 const LEXICON_MIN_PAGES: u32 = 3;
 
-/// The weight of each block of a page in the fit: its token count to `--weight-power`, scaled
-/// so that every page weighs the same unless `--long-pages-weigh-more`.
-fn block_weights(example: &Example, args: &TrainContentArgs) -> Vec<f64> {
-    let weights: Vec<f64> = example
-        .labels
+/// The weight of each block of a page (`labels`) in the fit: its token count to
+/// `--weight-power`, scaled so that every page weighs the same unless
+/// `--long-pages-weigh-more`.
+fn block_weights(labels: &[BlockGold], args: &TrainContentArgs) -> Vec<f64> {
+    let weights: Vec<f64> = labels
         .iter()
         .map(|label| f64::from(label.tokens.max(1)).powf(args.weight_power))
         .collect();
@@ -367,31 +371,35 @@ fn block_weights(example: &Example, args: &TrainContentArgs) -> Vec<f64> {
 
 /// A lexicon fitted to the blocks of the pages `pages`, labelled and weighted as in the fit.
 fn fit_lexicon(examples: &[Example], pages: &[usize], args: &TrainContentArgs) -> Lexicon {
-    let weights: Vec<Vec<f64>> = pages
-        .iter()
-        .map(|&p| block_weights(&examples[p], args))
-        .collect();
-    let blocks = pages.iter().zip(&weights).flat_map(|(&p, weights)| {
+    let blocks = pages.iter().flat_map(|&p| {
         let example = &examples[p];
-        example.words.iter().zip(&example.labels).zip(weights).map(
-            move |((words, label), &weight)| {
+        example
+            .words
+            .iter()
+            .zip(&example.labels)
+            .zip(&example.weights)
+            .map(move |((words, label), &weight)| {
                 (
                     p,
                     words.as_slice(),
                     label.share() >= args.label_share,
                     weight,
                 )
-            },
-        )
+            })
     });
     Lexicon::fit(blocks, LEXICON_MIN_PAGES)
 }
 
-/// A page's feature rows with the lexical features `lexicon` gives them.
-fn rows_with_lexicon(example: &Example, lexicon: &Lexicon) -> Vec<Row> {
-    let scores: Vec<f32> = example.words.iter().map(|w| lexicon.mean(w)).collect();
+/// Every block's score under `lexicon`.
+fn lexical_scores(example: &Example, lexicon: &Lexicon) -> Vec<f32> {
+    example.words.iter().map(|w| lexicon.mean(w)).collect()
+}
+
+/// A page's feature rows with the lexical features of `scores`.
+fn rows_with_scores(example: &Example, scores: &[f32]) -> Vec<Row> {
     let mut rows = example.rows.clone();
-    set_lexical(&mut rows, &example.blocks, &scores);
+    let every_block = vec![true; rows.len()];
+    set_lexical(&mut rows, &example.blocks, scores, &every_block);
     rows
 }
 
@@ -406,13 +414,13 @@ fn fit(
     args: &TrainContentArgs,
 ) -> Result<ContentModel, String> {
     let inner_fold = |p: usize| xxh3_64_with_seed(examples[p].site.as_bytes(), 1) % LEXICON_FOLDS;
-    let mut lexical_rows: HashMap<usize, Vec<Row>> = HashMap::new();
+    let mut out_of_fold: HashMap<usize, Vec<f32>> = HashMap::new();
     for fold in 0..LEXICON_FOLDS {
         let (held, rest): (Vec<usize>, Vec<usize>) =
             pages.iter().partition(|&&p| inner_fold(p) == fold);
         let lexicon = fit_lexicon(examples, &rest, args);
         for p in held {
-            lexical_rows.insert(p, rows_with_lexicon(&examples[p], &lexicon));
+            out_of_fold.insert(p, lexical_scores(&examples[p], &lexicon));
         }
     }
     let rows: usize = pages.iter().map(|&p| examples[p].rows.len()).sum();
@@ -422,12 +430,8 @@ fn fit(
     let mut r = 0;
     for &p in pages {
         let example = &examples[p];
-        let page_rows = &lexical_rows[&p];
-        for ((row, label), w) in page_rows
-            .iter()
-            .zip(&example.labels)
-            .zip(block_weights(example, args))
-        {
+        let page_rows = rows_with_scores(example, &out_of_fold[&p]);
+        for ((row, label), &w) in page_rows.iter().zip(&example.labels).zip(&example.weights) {
             for (f, &value) in row.iter().enumerate() {
                 columns[f * rows + r] = f64::from(value);
             }
@@ -601,7 +605,8 @@ fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<V
                 example.site_inside.as_deref(),
                 model.threshold,
                 |wanted| {
-                    let rows: Vec<_> = rows_with_lexicon(example, &model.lexicon)
+                    let scores = lexical_scores(example, &model.lexicon);
+                    let rows: Vec<_> = rows_with_scores(example, &scores)
                         .iter()
                         .zip(wanted)
                         .filter(|(_, &w)| w)

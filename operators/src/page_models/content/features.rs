@@ -487,9 +487,6 @@ pub fn compute_for(
         .position(|&o| dom.tag(o as usize).is_some_and(|t| *t == local_name!("h1")))
         .map(|b| blocks.stats[b].text_start);
 
-    let lexical_page = context
-        .lexical
-        .map_or(0.0, |scores| lexical_page_mean(blocks, scores));
     let mut rows = Vec::with_capacity(wanted.iter().filter(|&&w| w).count());
     for (b, stats) in blocks.stats.iter().enumerate() {
         if !wanted.get(b).copied().unwrap_or(false) {
@@ -626,15 +623,14 @@ pub fn compute_for(
         put(flag(context.site_inside.is_some_and(|inside| {
             inside.get(owner).copied().unwrap_or(false)
         })));
-        let lexical = context
-            .lexical
-            .and_then(|s| s.get(b))
-            .copied()
-            .unwrap_or(0.0);
-        put(lexical);
-        put(lexical - lexical_page);
+        // The lexical features: 0 here, set below from the scores when there are any.
+        put(0.0);
+        put(0.0);
         debug_assert_eq!(f, COUNT);
         rows.push(row);
+    }
+    if let Some(scores) = context.lexical {
+        set_lexical(&mut rows, blocks, scores, wanted);
     }
     rows
 }
@@ -654,11 +650,17 @@ fn lexical_page_mean(blocks: &Blocks, scores: &[f32]) -> f32 {
     }
 }
 
-/// Sets the lexical features of rows computed without scores (`stencil train-content` fits
-/// the lexicon per fold, after the rows are made): `rows[k]` is block `k`'s row.
-pub fn set_lexical(rows: &mut [Row], blocks: &Blocks, scores: &[f32]) {
+/// Sets the lexical features of the rows of the blocks marked in `wanted` (in block order, as
+/// [`compute_for`] makes them) from every block's score: the page's mean is over all blocks.
+/// `stencil train-content` calls it after making the rows, as it fits a lexicon per fold.
+pub fn set_lexical(rows: &mut [Row], blocks: &Blocks, scores: &[f32], wanted: &[bool]) {
     let page = lexical_page_mean(blocks, scores);
-    for (row, &s) in rows.iter_mut().zip(scores) {
+    let wanted_scores = scores
+        .iter()
+        .zip(wanted)
+        .filter(|(_, &w)| w)
+        .map(|(&s, _)| s);
+    for (row, s) in rows.iter_mut().zip(wanted_scores) {
         row[LEXICAL] = s;
         row[LEXICAL + 1] = s - page;
     }

@@ -115,21 +115,10 @@ impl Lexicon {
     pub fn scores(&self, dom: &Dom, blocks: &Blocks) -> Vec<f32> {
         let mut sum = vec![0f32; blocks.len()];
         let mut count = vec![0u32; blocks.len()];
-        for (node, &b) in blocks.of_node.iter().enumerate() {
-            if b == NONE {
-                continue;
-            }
-            let Some(text) = dom.visible_text(node) else {
-                continue;
-            };
-            let b = b as usize;
-            for_each_word(text, |hash| {
-                if let Some(hash) = hash {
-                    count[b] += 1;
-                    sum[b] += self.weight(hash);
-                }
-            });
-        }
+        for_each_block_word(dom, blocks, |b, hash| {
+            count[b] += 1;
+            sum[b] += self.weight(hash);
+        });
         sum.iter()
             .zip(&count)
             .map(|(&s, &c)| if c == 0 { 0.0 } else { s / c as f32 })
@@ -209,16 +198,26 @@ fn dequantize(byte: u8) -> f32 {
 /// The hashed words of every block, for fitting.
 pub fn block_words(dom: &Dom, blocks: &Blocks) -> Vec<Vec<u64>> {
     let mut out = vec![Vec::new(); blocks.len()];
+    for_each_block_word(dom, blocks, |b, hash| out[b].push(hash));
+    out
+}
+
+/// Calls `f` with (block, word hash) for every word of every block that can be looked up, in
+/// document order: the one walk behind [`Lexicon::scores`] and [`block_words`], so that
+/// scoring and training see the same words.
+fn for_each_block_word(dom: &Dom, blocks: &Blocks, mut f: impl FnMut(usize, u64)) {
     for (node, &b) in blocks.of_node.iter().enumerate() {
         if b == NONE {
             continue;
         }
         if let Some(text) = dom.visible_text(node) {
-            let words = &mut out[b as usize];
-            for_each_word(text, |hash| words.extend(hash));
+            for_each_word(text, |hash| {
+                if let Some(hash) = hash {
+                    f(b as usize, hash);
+                }
+            });
         }
     }
-    out
 }
 
 /// Calls `f` with the hash of every word of `text` (`None` for a word too long to look up),
