@@ -32,7 +32,7 @@ use stencil_operators::dom::text;
 use stencil_operators::dom::Dom;
 use stencil_operators::inventory::{for_each_page, Inventory};
 use stencil_operators::page_models::features;
-use stencil_operators::page_models::model::{Example, Model, StratifiedSample};
+use stencil_operators::page_models::model::{Model, StratifiedSample};
 use stencil_operators::reading::page::Page;
 use stencil_operators::site::labels::{self, Label, Scheme};
 use stencil_operators::site::site_level::{
@@ -40,6 +40,7 @@ use stencil_operators::site::site_level::{
     BottomK, HostModel, Params,
 };
 use timely::worker::Worker;
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::cluster::ClusterArgs;
 use crate::files;
@@ -563,16 +564,16 @@ impl PageLabels {
         };
         let page_features = &labelled.features;
         if let (Some(sample), true) = (sample, labelled.sampled) {
+            let host_hash = xxh3_64(host.as_bytes());
             for (node, label) in labelled.labels.iter().enumerate() {
                 let Some(label) = label else { continue };
-                sample.offer(Example::new(
-                    labelled.key,
-                    node as u32,
-                    host,
+                sample.offer_node(
+                    (labelled.key, node as u32),
+                    host_hash,
                     page_features.area[node],
                     *label == Label::Template,
                     page_features.row(node),
-                ));
+                );
             }
         }
         let (Some(training), Some(paths)) = (training, &labelled.paths) else {

@@ -492,15 +492,17 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             token_ranges.push((i, start, end));
         }
     }
-    let mut frequency: TokenMap<u32> = TokenMap::default();
+    // Each token's count, then in place its surprisal: one table, sized up front (a page has
+    // about one distinct token in three).
+    let mut surprisal: TokenMap<f64> =
+        TokenMap::with_capacity_and_hasher(token_hashes.len() / 3, Default::default());
     for &h in &token_hashes {
-        *frequency.entry(h).or_default() += 1;
+        *surprisal.entry(h).or_default() += 1.0;
     }
     let total_tokens = token_hashes.len() as f64;
-    let surprisal: TokenMap<f64> = frequency
-        .into_iter()
-        .map(|(h, count)| (h, -(f64::from(count) / total_tokens).ln()))
-        .collect();
+    for value in surprisal.values_mut() {
+        *value = -(*value / total_tokens).ln();
+    }
     let surprisal_of = |h: &u64| surprisal.get(h).copied().unwrap_or(0.0);
     // The page's entropy is the mean surprisal of its tokens; summed in page order (never in
     // hash-map order) so that every run gives the same bits.
@@ -566,7 +568,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     let mut sibling_index = vec![0u32; n];
     let mut element_children = vec![0u32; n];
     let mut row_of = vec![NO_ROW; n];
-    let mut known_roles = FastMap::default();
+    let mut known_roles = FastMap::with_capacity_and_hasher(n / 8, Default::default());
     let mut elements = 0u32;
     for i in 0..n {
         if dom.element(i).is_none() {

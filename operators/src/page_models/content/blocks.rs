@@ -80,7 +80,12 @@ pub fn blocks(dom: &Dom) -> Blocks {
     let mut in_link = vec![false; n];
     let mut of_node = vec![NONE; n];
     let mut block_of_owner: Vec<u32> = vec![NONE; n];
-    let mut out = Blocks::default();
+    // Pages have about one block per ten nodes: sized so that few pages grow them.
+    let mut out = Blocks {
+        owners: Vec::with_capacity(n / 8),
+        stats: Vec::with_capacity(n / 8),
+        ..Blocks::default()
+    };
     let mut position = 0u32;
     for i in 0..n {
         let parent = dom.parent(i);
