@@ -81,6 +81,19 @@ fn hidden_template_and_head_text_is_not_visible() {
 }
 
 #[test]
+fn hidden_tab_panels_are_visible_but_not_what_hides_them() {
+    let dom = parse(
+        "<body><div role=tablist><button>Python</button><button>Ruby</button></div>\
+         <div role=tabpanel><pre>print(1)</pre></div>\
+         <div role=' TabPanel ' hidden style='display:none'><pre>puts 1</pre></div>\
+         <div hidden><div role=tabpanel>menu panel</div></div>\
+         <div role=dialog hidden>sign in</div><script role=tabpanel>code()</script></body>",
+    );
+    let visible: Vec<&str> = (0..dom.len()).filter_map(|i| dom.visible_text(i)).collect();
+    assert_eq!(visible, ["Python", "Ruby", "print(1)", "puts 1"]);
+}
+
+#[test]
 fn attributes_and_paths() {
     let dom = parse(
         "<body><div id=header class='top  nav'><a href=' /home ' data-x=1>Home</a>\

@@ -60,7 +60,8 @@ pub enum NodeKind {
     /// Index into the element table.
     Element(u32),
     /// Text and whether it is visible: not inside script, style, noscript, template, head,
-    /// or an element hidden by the `hidden` attribute or an inline `display:none`.
+    /// or an element hidden by the `hidden` attribute or an inline `display:none` (a tab
+    /// panel's are visible: see `Dom::add_element`).
     Text {
         span: Span,
         visible: bool,
