@@ -46,6 +46,7 @@ impl Dom {
     pub(super) fn add_element(&mut self, tag: LocalName, attrs: &[Attribute<'_>]) -> Element {
         let hidden_by_tag = super::tags::hides_by_tag(&tag);
         let (mut hidden_by_attribute, mut tab_panel) = (false, false);
+        let dialog = tag == local_name!("dialog");
         let mut element = Element {
             tag,
             id: None,
@@ -56,6 +57,7 @@ impl Dom {
             alt: None,
             attribute_bytes: 0,
             hides_content: false,
+            modal: dialog,
         };
         let classes_start = self.classes.len() as u32;
         let others_start = self.other_attributes.len() as u32;
@@ -79,6 +81,9 @@ impl Dom {
                         local_name!("style") => hidden_by_attribute |= style_hides(value),
                         local_name!("role") => {
                             tab_panel = value.trim().eq_ignore_ascii_case("tabpanel");
+                        }
+                        ref name if &**name == "aria-modal" => {
+                            element.modal |= value.trim().eq_ignore_ascii_case("true");
                         }
                         _ => {}
                     }
@@ -111,6 +116,7 @@ impl Dom {
                 [e.other_attributes.start as usize..e.other_attributes.end as usize]
         };
         x.tag == y.tag
+            && x.modal == y.modal
             && x.attribute_bytes == y.attribute_bytes
             && text(x.id) == text(y.id)
             && text(x.href) == text(y.href)

@@ -63,7 +63,8 @@ impl Dom {
             w.option_span(element.src);
             w.option_span(element.alt);
             w.u32(element.attribute_bytes);
-            w.u8(u8::from(element.hides_content));
+            // Flags: hides its content, modal.
+            w.u8(u8::from(element.hides_content) | u8::from(element.modal) << 1);
         }
         w.str(&self.strings);
         w.u32(self.classes.len() as u32);
@@ -111,16 +112,30 @@ impl Dom {
         let element_count = r.len(4)?;
         let mut elements = Vec::with_capacity(element_count);
         for _ in 0..element_count {
+            let (tag, id, classes, other_attributes) = (
+                LocalName::from(r.str()?),
+                r.option_span()?,
+                r.range()?,
+                r.range()?,
+            );
+            let (href, src, alt, attribute_bytes) = (
+                r.option_span()?,
+                r.option_span()?,
+                r.option_span()?,
+                r.u32()?,
+            );
+            let flags = r.u8()?;
             elements.push(Element {
-                tag: LocalName::from(r.str()?),
-                id: r.option_span()?,
-                classes: r.range()?,
-                other_attributes: r.range()?,
-                href: r.option_span()?,
-                src: r.option_span()?,
-                alt: r.option_span()?,
-                attribute_bytes: r.u32()?,
-                hides_content: r.u8()? != 0,
+                tag,
+                id,
+                classes,
+                other_attributes,
+                href,
+                src,
+                alt,
+                attribute_bytes,
+                hides_content: flags & 1 != 0,
+                modal: flags & 2 != 0,
             });
         }
         let strings = r.str()?.to_string();
@@ -308,7 +323,7 @@ mod tests {
     const PAGE: &str = "<html><head><title>T é</title><style>p{}</style></head><body>\
         <div id=\"nav\" class=\"menu top\" data-x=\"1\"><a href=\"/a\">Home</a></div>\
         <p hidden>gone</p><img src=\"x.png\" alt=\"pic\"><p>Text ünïcode &amp; more</p>\
-        </body></html>";
+        <div aria-modal=true hidden>modal and hidden</div><dialog>modal</dialog></body></html>";
 
     fn same(a: &Dom, b: &Dom) {
         assert_eq!(a.nodes, b.nodes);
@@ -330,6 +345,24 @@ mod tests {
         same(&dom, &back);
         assert_eq!(back.title(), Some("T é"));
         assert_eq!(back.paths(), dom.paths());
+        let flagged = |d: &Dom| -> Vec<(bool, bool)> {
+            (0..d.len())
+                .filter_map(|i| d.element(i).map(|e| (e.hides_content, e.modal)))
+                .filter(|&(h, m)| h || m)
+                .collect()
+        };
+        // head, style, <p hidden>, the hidden modal, the dialog.
+        assert_eq!(
+            flagged(&back),
+            [
+                (true, false),
+                (true, false),
+                (true, false),
+                (true, true),
+                (false, true)
+            ]
+        );
+        assert_eq!(flagged(&back), flagged(&dom));
     }
 
     #[test]

@@ -106,6 +106,9 @@ pub struct Element {
     pub attribute_bytes: u32,
     /// This element hides its content (script, style, `hidden`, `display:none`, ...).
     pub hides_content: bool,
+    /// A modal dialog: a `<dialog>`, or an element with `aria-modal="true"` (an overlay the
+    /// reader dismisses to reach the page).
+    pub modal: bool,
 }
 
 /// A parsed page.
@@ -278,6 +281,11 @@ impl Dom {
     }
 
     /// Names of the attributes other than id, class, href, src and alt.
+    /// Whether node `i` is a modal dialog ([`Element::modal`]).
+    pub fn is_modal(&self, i: usize) -> bool {
+        self.element(i).is_some_and(|e| e.modal)
+    }
+
     pub fn other_attributes(&self, i: usize) -> &[LocalName] {
         let range = self.element(i).map_or(0..0, |e| e.other_attributes.clone());
         &self.other_attributes[range.start as usize..range.end as usize]

@@ -171,6 +171,27 @@ fn keep_preformatted(dom: &Dom, blocks: &Blocks, probability: &[f32], calls: &mu
     }
 }
 
+/// A modal dialog (`<dialog>`, or an element with `aria-modal="true"`) is an overlay the reader
+/// must dismiss to reach the page: a privacy policy or size chart opened from a link, a
+/// newsletter or cookie prompt, a sign-in box. Whatever it holds is not what the page exists
+/// to deliver, however much it reads like prose (allbirds.com's 20,000-character privacy
+/// policy, modal in its footer, was called content at 0.5–0.8).
+fn drop_dialogs(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
+    for (call, &owner) in calls.iter_mut().zip(&blocks.owners) {
+        if !*call {
+            continue;
+        }
+        let mut node = Some(owner as usize);
+        while let Some(i) = node {
+            if dom.is_modal(i) {
+                *call = false;
+                break;
+            }
+            node = dom.parent(i);
+        }
+    }
+}
+
 /// Blocks inside a site-level template this long are scored all the same: a host-wide
 /// notice or disclaimer that readers (and the gold) take for part of the article.
 pub const PARAGRAPH_CHARS: u32 = 80;
@@ -229,6 +250,7 @@ pub fn decide(
 ) -> Vec<bool> {
     let mut calls = calls_by_rule(dom, sums, blocks, probability, threshold, rule);
     keep_preformatted(dom, blocks, probability, &mut calls);
+    drop_dialogs(dom, blocks, &mut calls);
     // A page with no block called content is almost always a miss, not a page without
     // content: keep its likeliest blocks (within half the best probability) instead.
     if !calls.contains(&true) {
@@ -431,6 +453,25 @@ mod tests {
         // The lines of a listing set in <div>s inside the <pre> count as well; a <pre> the
         // trees put under the floor, and a paragraph at 0.3, do not.
         assert_eq!(calls, [true, true, true, true, false, false]);
+    }
+
+    #[test]
+    fn modal_dialogs_are_not_content() {
+        let dom = dom::parse(
+            "<body><p>The shoe is made of merino wool and is machine washable.</p>\
+             <div id=modal-privacy aria-modal=true><div><p>We may collect personal data \
+             through cookies.</p></div></div>\
+             <dialog open><p>Sign up for our newsletter and save.</p></dialog>\
+             <div aria-modal=' False'><p>A sheet that says it is not modal.</p></div>\
+             <div class=modal-ish><p>A class alone is the trees' to judge.</p></div></body>",
+            512,
+        );
+        let sums = summarize(&dom, "example.com");
+        let blocks = blocks::blocks(&dom);
+        assert_eq!(blocks.len(), 5);
+        let p = [0.9, 0.8, 0.7, 0.6, 0.6];
+        let calls = decide(&dom, &sums, &blocks, &p, 0.5, Rule::Blocks, None);
+        assert_eq!(calls, [true, false, false, true, true]);
     }
 
     #[test]
