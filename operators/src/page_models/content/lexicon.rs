@@ -219,7 +219,7 @@ pub fn block_words(dom: &Dom, blocks: &Blocks) -> Vec<Vec<u64>> {
 /// Calls `f` with (block, word hash) for every word of every block that can be looked up, in
 /// document order: the one walk behind [`Lexicon::scores`] and [`block_words`], so that
 /// scoring and training see the same words.
-fn for_each_block_word(dom: &Dom, blocks: &Blocks, mut f: impl FnMut(usize, u64)) {
+pub(super) fn for_each_block_word(dom: &Dom, blocks: &Blocks, mut f: impl FnMut(usize, u64)) {
     for (node, &b) in blocks.of_node.iter().enumerate() {
         if b == NONE {
             continue;
@@ -237,7 +237,7 @@ fn for_each_block_word(dom: &Dom, blocks: &Blocks, mut f: impl FnMut(usize, u64)
 /// Calls `f` with the hash of every word of `text` (`None` for a word too long to look up),
 /// lower-casing into a buffer on the stack: no allocation per word. ASCII bytes, most of the
 /// text, are handled without decoding characters.
-fn for_each_word(text: &str, mut f: impl FnMut(Option<u64>)) {
+pub(super) fn for_each_word(text: &str, mut f: impl FnMut(Option<u64>)) {
     let mut buffer = [0u8; LONGEST_WORD];
     let mut len = 0usize;
     let mut too_long = false;
