@@ -509,11 +509,22 @@ fn write_blocks(
     );
     for ((example, probability), judged) in examples.iter().zip(probabilities).zip(judged) {
         let mut texts = vec![String::new(); example.blocks.len()];
+        // White space between a block's text nodes lives in nodes of no block (they hold no
+        // word): a space stands for them, or `<span>def</span> <span>f</span>` reads "deff".
+        let mut gap = false;
         for (node, &b) in example.blocks.of_node.iter().enumerate() {
-            if let (Some(text), Some(block)) =
-                (example.dom.visible_text(node), texts.get_mut(b as usize))
-            {
-                block.push_str(text);
+            let Some(text) = example.dom.visible_text(node) else {
+                continue;
+            };
+            match texts.get_mut(b as usize) {
+                Some(block) => {
+                    if gap && !block.is_empty() {
+                        block.push(' ');
+                    }
+                    block.push_str(text);
+                    gap = false;
+                }
+                None => gap = true,
             }
         }
         for (b, text) in texts.iter().enumerate() {

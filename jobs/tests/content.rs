@@ -160,6 +160,8 @@ fn train_content_fits_a_model_that_clean_and_run_use() {
     assert_eq!((story[6], story[7]), ("1", "1.000"), "{story:?}");
     let related = row_of("Read also");
     assert_eq!((related[6], related[7]), ("0", "0.000"), "{related:?}");
+    // A block's text nodes are joined as they read: no space added inside the menu's line.
+    assert_eq!(row_of("Home")[8], "Home | News | Sport");
 
     // Deterministic: the same input gives the same model, byte for byte.
     let again = dir.join("again.json");
