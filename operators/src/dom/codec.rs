@@ -112,31 +112,23 @@ impl Dom {
         let element_count = r.len(4)?;
         let mut elements = Vec::with_capacity(element_count);
         for _ in 0..element_count {
-            let (tag, id, classes, other_attributes) = (
-                LocalName::from(r.str()?),
-                r.option_span()?,
-                r.range()?,
-                r.range()?,
-            );
-            let (href, src, alt, attribute_bytes) = (
-                r.option_span()?,
-                r.option_span()?,
-                r.option_span()?,
-                r.u32()?,
-            );
+            // Fields in the order `encode` writes them; the flags byte last.
+            let mut element = Element {
+                tag: LocalName::from(r.str()?),
+                id: r.option_span()?,
+                classes: r.range()?,
+                other_attributes: r.range()?,
+                href: r.option_span()?,
+                src: r.option_span()?,
+                alt: r.option_span()?,
+                attribute_bytes: r.u32()?,
+                hides_content: false,
+                modal: false,
+            };
             let flags = r.u8()?;
-            elements.push(Element {
-                tag,
-                id,
-                classes,
-                other_attributes,
-                href,
-                src,
-                alt,
-                attribute_bytes,
-                hides_content: flags & 1 != 0,
-                modal: flags & 2 != 0,
-            });
+            element.hides_content = flags & 1 != 0;
+            element.modal = flags & 2 != 0;
+            elements.push(element);
         }
         let strings = r.str()?.to_string();
         let class_count = r.len(8)?;

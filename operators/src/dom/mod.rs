@@ -201,6 +201,11 @@ impl Dom {
         (parent != NONE).then_some(parent as usize)
     }
 
+    /// Node `i`, then its parent, and so on up to the root (a walk, not recursion).
+    pub fn ancestors_or_self(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(Some(i), |&node| self.parent(node))
+    }
+
     pub fn children(&self, i: usize) -> Children<'_> {
         let first = if self.nodes[i].end as usize > i + 1 {
             (i + 1) as u32
@@ -280,12 +285,12 @@ impl Dom {
             .map(|&span| self.str(span))
     }
 
-    /// Names of the attributes other than id, class, href, src and alt.
     /// Whether node `i` is a modal dialog ([`Element::modal`]).
     pub fn is_modal(&self, i: usize) -> bool {
         self.element(i).is_some_and(|e| e.modal)
     }
 
+    /// Names of the attributes other than id, class, href, src and alt.
     pub fn other_attributes(&self, i: usize) -> &[LocalName] {
         let range = self.element(i).map_or(0..0, |e| e.other_attributes.clone());
         &self.other_attributes[range.start as usize..range.end as usize]

@@ -240,7 +240,6 @@ pub struct StratifiedSample {
 /// turns away every bigger key at once. (An ordered map kept exactly `cap` examples but paid
 /// a tree walk and a shift of 48-byte values per offer: 3% of `run`.) What [`Stratum::compact`]
 /// leaves is the same as an exact bottom-k would hold.
-#[derive(Default)]
 struct Stratum {
     candidates: Vec<Example>,
     /// No example with a larger key can be among the `cap` smallest (`u64::MAX` until the
@@ -302,7 +301,7 @@ impl StratifiedSample {
             return;
         }
         stratum.candidates.push(example);
-        if stratum.candidates.len() >= cap + cap / 2 + 1 {
+        if stratum.candidates.len() > cap + cap / 2 {
             stratum.compact(cap);
         }
     }

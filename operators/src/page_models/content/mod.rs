@@ -158,16 +158,10 @@ pub const PREFORMATTED_FLOOR: f32 = 0.1;
 /// group by more than 0.001 (docs/evaluation.md).
 fn keep_preformatted(dom: &Dom, blocks: &Blocks, probability: &[f32], calls: &mut [bool]) {
     for ((call, &owner), &p) in calls.iter_mut().zip(&blocks.owners).zip(probability) {
-        if *call || p < PREFORMATTED_FLOOR {
-            continue;
-        }
-        let mut node = Some(owner as usize);
-        while let Some(i) = node {
-            if dom.tag(i).is_some_and(|t| *t == local_name!("pre")) {
-                *call = true;
-                break;
-            }
-            node = dom.parent(i);
+        if !*call && p >= PREFORMATTED_FLOOR {
+            *call = dom
+                .ancestors_or_self(owner as usize)
+                .any(|i| dom.tag(i).is_some_and(|t| *t == local_name!("pre")));
         }
     }
 }
@@ -179,16 +173,10 @@ fn keep_preformatted(dom: &Dom, blocks: &Blocks, probability: &[f32], calls: &mu
 /// policy, modal in its footer, was called content at 0.5–0.8).
 fn drop_dialogs(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     for (call, &owner) in calls.iter_mut().zip(&blocks.owners) {
-        if !*call {
-            continue;
-        }
-        let mut node = Some(owner as usize);
-        while let Some(i) = node {
-            if dom.is_modal(i) {
-                *call = false;
-                break;
-            }
-            node = dom.parent(i);
+        if *call {
+            *call = !dom
+                .ancestors_or_self(owner as usize)
+                .any(|i| dom.is_modal(i));
         }
     }
 }
