@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
+use forust_ml::sampler::SampleMethod;
 use forust_ml::{GradientBooster, Matrix};
 use stencil_operators::dom::subtree::{summarize, Subtree};
 use stencil_operators::dom::Dom;
@@ -72,6 +73,13 @@ pub struct TrainContentArgs {
     /// Minimum summed hessian in a leaf.
     #[arg(long, default_value_t = 5.0)]
     pub min_leaf_weight: f32,
+    /// Share of the blocks each tree is fitted on, drawn anew per tree (seeded: the fit stays
+    /// deterministic); 1 fits every tree on every block.
+    #[arg(long, default_value_t = 1.0)]
+    pub subsample: f32,
+    /// Share of the features each tree may split on, drawn anew per tree (seeded).
+    #[arg(long, default_value_t = 1.0)]
+    pub colsample: f64,
     /// A block weighs its token count to this power in the fit (1: as the token F1 counts it;
     /// 0: every block alike).
     #[arg(long, default_value_t = 0.5)]
@@ -216,6 +224,8 @@ fn parameters(args: &TrainContentArgs) -> serde_json::Value {
         "learning_rate": args.learning_rate,
         "max_depth": args.max_depth,
         "min_leaf_weight": args.min_leaf_weight,
+        "subsample": args.subsample,
+        "colsample": args.colsample,
         "weight_power": args.weight_power,
         "label_share": args.label_share,
         "equal_pages": !args.long_pages_weigh_more,
@@ -446,6 +456,13 @@ fn fit(
         .set_learning_rate(args.learning_rate)
         .set_max_depth(args.max_depth)
         .set_min_leaf_weight(args.min_leaf_weight)
+        .set_subsample(args.subsample)
+        .set_sample_method(if args.subsample < 1.0 {
+            SampleMethod::Random
+        } else {
+            SampleMethod::None
+        })
+        .set_colsample_bytree(args.colsample)
         .set_parallel(false)
         .set_seed(0);
     booster
