@@ -22,6 +22,9 @@ pub use blocks::{Blocks, NONE};
 pub use features::Context;
 pub use forest::ContentModel;
 
+use std::collections::HashSet;
+
+use foldhash::fast::FixedState;
 use html5ever::local_name;
 
 use crate::dom::subtree::Subtree;
@@ -318,7 +321,7 @@ fn drop_repeats(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
             });
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: HashSet<(u64, u32), FixedState> = HashSet::default();
     let mut run: Vec<usize> = Vec::new();
     let mut run_words = 0u32;
     let end_run = |run: &mut Vec<usize>, run_words: &mut u32, calls: &mut [bool]| {
@@ -334,10 +337,13 @@ fn drop_repeats(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
         if !calls[b] || words[b] == 0 {
             continue;
         }
-        let preformatted = dom
-            .ancestors_or_self(blocks.owners[b] as usize)
-            .any(|i| dom.tag(i).is_some_and(|t| *t == local_name!("pre")));
-        if !preformatted && !seen.insert((fingerprint[b], words[b])) {
+        let repeat = !seen.insert((fingerprint[b], words[b]));
+        // The ancestor walk only for repeats: a page's first copies are most of its blocks.
+        if repeat
+            && !dom
+                .ancestors_or_self(blocks.owners[b] as usize)
+                .any(|i| dom.tag(i).is_some_and(|t| *t == local_name!("pre")))
+        {
             run.push(b);
             run_words += words[b];
         } else {
