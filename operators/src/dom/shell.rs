@@ -33,9 +33,10 @@ use html5ever::local_name;
 
 use super::{Dom, NodeKind};
 
-/// Visible non-space characters a noscript must hold to be taken for the page.
+/// Visible non-space characters a noscript or a hidden element must hold to be taken for the
+/// page.
 pub const MIN_CHARS: usize = 200;
-/// ... and how many times the visible text outside it.
+/// How many times all the visible text of the page a noscript must hold.
 pub const MIN_RATIO: usize = 10;
 /// How many times the visible text around it a hidden element must hold to be taken for the
 /// page (see [`reveal_hidden_page`]).

@@ -219,9 +219,20 @@ pub fn block_words(dom: &Dom, blocks: &Blocks) -> Vec<Vec<u64>> {
 /// Calls `f` with (block, word hash) for every word of every block that can be looked up, in
 /// document order: the one walk behind [`Lexicon::scores`] and [`block_words`], so that
 /// scoring and training see the same words.
-pub(super) fn for_each_block_word(dom: &Dom, blocks: &Blocks, mut f: impl FnMut(usize, u64)) {
+pub(super) fn for_each_block_word(dom: &Dom, blocks: &Blocks, f: impl FnMut(usize, u64)) {
+    for_each_word_of_blocks(dom, blocks, |_| true, f);
+}
+
+/// [`for_each_block_word`] over the blocks `wanted` accepts only: the others' words are not
+/// hashed.
+pub(super) fn for_each_word_of_blocks(
+    dom: &Dom,
+    blocks: &Blocks,
+    wanted: impl Fn(usize) -> bool,
+    mut f: impl FnMut(usize, u64),
+) {
     for (node, &b) in blocks.of_node.iter().enumerate() {
-        if b == NONE {
+        if b == NONE || !wanted(b as usize) {
             continue;
         }
         if let Some(text) = dom.visible_text(node) {

@@ -162,11 +162,15 @@ pub const PREFORMATTED_FLOOR: f32 = 0.1;
 fn keep_preformatted(dom: &Dom, blocks: &Blocks, probability: &[f32], calls: &mut [bool]) {
     for ((call, &owner), &p) in calls.iter_mut().zip(&blocks.owners).zip(probability) {
         if !*call && p >= PREFORMATTED_FLOOR {
-            *call = dom
-                .ancestors_or_self(owner as usize)
-                .any(|i| dom.tag(i).is_some_and(|t| *t == local_name!("pre")));
+            *call = preformatted(dom, owner as usize);
         }
     }
+}
+
+/// Whether a block's owner is a `<pre>` or inside one (a walk up: call it for few blocks).
+fn preformatted(dom: &Dom, owner: usize) -> bool {
+    dom.ancestors_or_self(owner)
+        .any(|i| dom.tag(i).is_some_and(|t| *t == local_name!("pre")))
 }
 
 /// A modal dialog (`<dialog>`, or an element with `aria-modal="true"`) is an overlay the reader
@@ -302,55 +306,38 @@ pub fn decide(
 /// twice on purpose). Words are compared as the lexicon reads them (lower-cased, punctuation
 /// aside).
 fn drop_repeats(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
-    // Each kept block's words, folded in order into one hash.
+    // Each kept block's words, folded in order into one hash; only the kept blocks' words are
+    // hashed (most of a page's words are not kept).
     let mut fingerprint = vec![0u64; blocks.len()];
     let mut words = vec![0u32; blocks.len()];
-    // Only the kept blocks' words are hashed: most of a page's words are not kept.
-    for (node, &b) in blocks.of_node.iter().enumerate() {
-        let b = b as usize;
-        if b == NONE as usize || !calls[b] {
-            continue;
-        }
-        if let Some(text) = dom.visible_text(node) {
-            lexicon::for_each_word(text, |hash| {
-                if let Some(hash) = hash {
-                    fingerprint[b] =
-                        (fingerprint[b].rotate_left(23) ^ hash).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                    words[b] += 1;
-                }
-            });
-        }
-    }
+    lexicon::for_each_word_of_blocks(
+        dom,
+        blocks,
+        |b| calls[b],
+        |b, hash| {
+            fingerprint[b] =
+                (fingerprint[b].rotate_left(23) ^ hash).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            words[b] += 1;
+        },
+    );
+    // The kept blocks in order, each with whether it repeats an earlier kept block (the
+    // ancestor walk only for repeats: a page's first copies are most of its blocks).
     let mut seen: HashSet<(u64, u32), FixedState> = HashSet::default();
-    let mut run: Vec<usize> = Vec::new();
-    let mut run_words = 0u32;
-    let end_run = |run: &mut Vec<usize>, run_words: &mut u32, calls: &mut [bool]| {
-        if *run_words >= REPEAT_RUN_WORDS {
-            for &b in run.iter() {
+    let kept: Vec<(usize, bool)> = (0..blocks.len())
+        .filter(|&b| calls[b] && words[b] > 0)
+        .map(|b| {
+            let repeat = !seen.insert((fingerprint[b], words[b]));
+            (b, repeat && !preformatted(dom, blocks.owners[b] as usize))
+        })
+        .collect();
+    for run in kept.chunk_by(|x, y| x.1 == y.1) {
+        let run_words: u32 = run.iter().map(|&(b, _)| words[b]).sum();
+        if run[0].1 && run_words >= REPEAT_RUN_WORDS {
+            for &(b, _) in run {
                 calls[b] = false;
             }
         }
-        run.clear();
-        *run_words = 0;
-    };
-    for b in 0..blocks.len() {
-        if !calls[b] || words[b] == 0 {
-            continue;
-        }
-        let repeat = !seen.insert((fingerprint[b], words[b]));
-        // The ancestor walk only for repeats: a page's first copies are most of its blocks.
-        if repeat
-            && !dom
-                .ancestors_or_self(blocks.owners[b] as usize)
-                .any(|i| dom.tag(i).is_some_and(|t| *t == local_name!("pre")))
-        {
-            run.push(b);
-            run_words += words[b];
-        } else {
-            end_run(&mut run, &mut run_words, calls);
-        }
     }
-    end_run(&mut run, &mut run_words, calls);
 }
 
 /// See [`drop_repeats`]. Held out, runs of 20, 40 and 80 words or more gave WCXB's forums
