@@ -186,6 +186,59 @@ pub fn site_level_over(
     });
 }
 
+/// RTDM-TD (seed 002) over WARC files as the library computes it: a first pass keeps, per host,
+/// the label trees of its `max_pages` pages with the smallest URL keys (SiteLevel's sample
+/// order) and finds the host's template from them; a second maps every page against its
+/// host's template. `visit` gets each page with its DOM, its inside-template mask (below a
+/// wholly covered node, as SiteLevel marks templates) and its host's template, if any.
+pub fn rtdm_over(
+    files: &[PathBuf],
+    max_pages: u32,
+    mut visit: impl FnMut(
+        &stencil_operators::reading::page::Page,
+        &stencil_operators::dom::Dom,
+        &[bool],
+        Option<&stencil_operators::site::rtdm_template::Template>,
+    ),
+) {
+    use std::collections::BTreeMap;
+    use stencil_operators::site::rtdm::Limits as MapLimits;
+    use stencil_operators::site::rtdm_template::{
+        covered_roots, find_template, label_tree, template_nodes,
+    };
+    use stencil_operators::site::site_level::{site_of, url_key};
+    let mut samples: BTreeMap<String, BTreeMap<(u64, String), _>> = BTreeMap::new();
+    for_each_page_of(files, |page, dom| {
+        let host = samples.entry(site_of(&page.host).to_string()).or_default();
+        host.insert((url_key(&page.url), page.url.clone()), label_tree(dom));
+        while host.len() > max_pages as usize {
+            host.pop_last();
+        }
+    });
+    let templates: BTreeMap<String, _> = samples
+        .into_iter()
+        .filter_map(|(host, pages)| {
+            let template = find_template(pages.into_values(), max_pages, MapLimits::default())?;
+            Some((host, template))
+        })
+        .collect();
+    for_each_page_of(files, |page, dom| {
+        let template = templates.get(site_of(&page.host));
+        let tree = label_tree(dom);
+        let covered = template
+            .and_then(|t| template_nodes(&t.tree, &tree, MapLimits::default()).ok())
+            .unwrap_or_else(|| vec![false; dom.len()]);
+        let roots = covered_roots(&tree, &covered);
+        let mut inside = roots;
+        for i in 0..dom.len() {
+            if let Some(parent) = dom.parent(i) {
+                inside[i] |= inside[parent];
+            }
+        }
+        visit(page, dom, &inside, template);
+    });
+}
+
 /// Every page of test WARC `files`, parsed with the default limits.
 fn for_each_page_of(
     files: &[PathBuf],

@@ -8,4 +8,6 @@
 //! from them to judge pages of every other host.
 
 pub mod labels;
+pub mod rtdm;
+pub mod rtdm_template;
 pub mod site_level;
