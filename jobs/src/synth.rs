@@ -135,6 +135,8 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             theta: Params::default().theta,
             min_host_pages: Params::default().min_host_pages,
             host_sample: Params::default().host_sample,
+            method: site::MethodArg::SiteLevel,
+            sample_pages: stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES,
             no_training: false,
             cluster: crate::cluster::ClusterArgs {
                 workers: 2,

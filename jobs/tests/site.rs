@@ -30,11 +30,40 @@ fn site(files: &[PathBuf], out: &Path, extra: &[&str]) -> String {
 
 #[test]
 fn same_tables_with_one_or_two_workers_and_two_processes() {
-    let dir = scratch("workers");
+    same_tables_whatever_the_workers("workers", &[], 0, 6 * 20);
+}
+
+#[test]
+fn rtdm_gives_the_same_tables_whatever_the_workers() {
+    // Fewer rows than SiteLevel(θ)'s: a mapped template block is a whole covered subtree (the
+    // menu), where SiteLevel(θ) also counts every element inside it (each menu entry).
+    let reference =
+        same_tables_whatever_the_workers("rtdm-workers", &["--method", "rtdm"], 7, 6 * 4);
+    // Every template row says which method found it, and a mapped template is on every
+    // sample page it was mapped from.
+    for row in &reference["site_templates"] {
+        let columns: Vec<&str> = row.split('\t').collect();
+        assert_eq!(columns[1], "rtdm", "{row}");
+        assert_eq!(columns[3], columns[4], "pages_with = pages_sampled: {row}");
+    }
+}
+
+/// Runs `stencil site` with `extra` flags on 5 files with 1, 2 and 7 workers and with 2
+/// processes (ports chosen with `port_salt`), checks the tables are the same every time and
+/// that the 6 hosts of enough pages have more than `min_template_rows` template rows in all,
+/// and returns them.
+fn same_tables_whatever_the_workers(
+    name: &str,
+    extra: &[&str],
+    port_salt: u32,
+    min_template_rows: usize,
+) -> BTreeMap<&'static str, Vec<String>> {
+    let dir = scratch(name);
     let files = crawl(&dir, 5);
+    let with = |workers: &[&'static str]| [extra, workers].concat();
 
     let one = dir.join("w1");
-    let summary = site(&files, &one, &["-w", "1"]);
+    let summary = site(&files, &one, &with(&["-w", "1"]));
     assert!(summary.contains("243 pages"), "{summary}");
     let reference = tables(&one);
     // 6 hosts labelled, tiny.example (3 pages) reported but not labelled.
@@ -46,7 +75,13 @@ fn same_tables_with_one_or_two_workers_and_two_processes() {
             .any(|h| h.starts_with("tiny.example\t3\t3\tfalse\ttoo_few_pages")),
         "{hosts:#?}"
     );
-    assert!(reference["site_templates"].len() > 6 * 20);
+    assert_eq!(
+        hosts.iter().filter(|h| h.contains("\ttrue\t")).count(),
+        6,
+        "{hosts:#?}"
+    );
+    let template_rows = reference["site_templates"].len();
+    assert!(template_rows > min_template_rows, "{template_rows} rows");
     assert!(reference["training"]
         .iter()
         .any(|r| r.contains("\tnon_template\tpaper\t")));
@@ -55,22 +90,23 @@ fn same_tables_with_one_or_two_workers_and_two_processes() {
         .any(|r| r.contains("\ttemplate\tpaper\t")));
 
     let two = dir.join("w2");
-    site(&files, &two, &["-w", "2"]);
+    site(&files, &two, &with(&["-w", "2"]));
     assert_same_tables(&tables(&two), &reference, "-w 2 against -w 1");
 
     // More workers than files: workers share files record by record.
     let seven = dir.join("w7");
-    site(&files, &seven, &["-w", "7"]);
+    site(&files, &seven, &with(&["-w", "7"]));
     assert_same_tables(&tables(&seven), &reference, "-w 7 against -w 1");
 
     // Two processes of one worker each over 127.0.0.1.
     let cluster = dir.join("n2");
-    two_processes("site", &files, &cluster, &[], 0);
+    two_processes("site", &files, &cluster, extra, port_salt);
     assert_same_tables(&tables(&cluster), &reference, "2 processes against -w 1");
 
     // A rerun into the same folder with fewer workers leaves no stale part files behind.
-    site(&files, &two, &["-w", "1"]);
+    site(&files, &two, &with(&["-w", "1"]));
     assert_same_tables(&tables(&two), &reference, "a rerun with -w 1");
+    reference
 }
 
 #[test]

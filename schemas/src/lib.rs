@@ -26,12 +26,17 @@ pub fn records() -> SchemaRef {
     ]))
 }
 
-/// `site_templates`: one row per (host, fingerprint) that SiteLevel(θ) found to be a template.
-/// `path` and `text_sample` describe one occurrence: the first in document order on the
-/// sampled page with the smallest URL key, so every run picks the same one.
+/// `site_templates`: one row per (host, fingerprint) that the site-level method (`method`:
+/// `site-level` for SiteLevel(θ), `rtdm` for RTDM-TD) found to be a template. A mapping
+/// method's template blocks are the subtrees its template covers whole on a sample page, named
+/// by their content hash as SiteLevel(θ) names its blocks, and are on every sample page it
+/// mapped (`pages_with` = `pages_sampled`, the sample pages used: the host's pages with the
+/// smallest URL keys). `path` and `text_sample` describe one occurrence: the first in document
+/// order on the sampled page with the smallest URL key, so every run picks the same one.
 pub fn site_templates() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("host", DataType::Utf8, false),
+        Field::new("method", DataType::Utf8, false),
         Field::new("hash", DataType::UInt64, false),
         Field::new("pages_with", DataType::UInt32, false),
         Field::new("pages_sampled", DataType::UInt32, false),

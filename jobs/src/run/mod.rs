@@ -47,9 +47,7 @@ use stencil_operators::page_models::content::ContentModel;
 use stencil_operators::page_models::model::{Model, StratifiedSample};
 use stencil_operators::reading::page::Page;
 use stencil_operators::site::labels::Scheme;
-use stencil_operators::site::site_level::{
-    fingerprints, site_of, url_key, BottomK, HostModel, Params,
-};
+use stencil_operators::site::site_level::{site_of, url_key, HostModel};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
 
@@ -59,10 +57,12 @@ use crate::limits::LimitArgs;
 use crate::model_file::{load_model, write_model};
 use crate::progress::Reporter;
 use crate::score::Scorer;
-use crate::site::dataflow::{self, HostFact, LocalFindings, LocalSample};
+use crate::site::dataflow::{self, HostFact, LocalFindings};
+use crate::site::statistics::Statistics;
 use crate::site::SiteArgs;
 use crate::smoothing::{Smoothing, SmoothingArgs};
 use crate::tables::{self, PageRow, RecordRow, Rows, SegmentRow, StreamingPart, TrainingColumns};
+use stencil_operators::site::templates::Method;
 use store::{Kept, PageMeta, Store};
 
 /// The tables `run` writes (`apply` writes all but `training`, and `site_templates` only
@@ -268,7 +268,10 @@ struct Job {
 }
 
 enum SiteSource {
-    Learn { params: Params, scheme: Scheme },
+    Learn {
+        statistics: Statistics,
+        scheme: Scheme,
+    },
     Loaded(HashMap<String, HostModel>),
     None,
 }
@@ -324,12 +327,7 @@ impl WorkerReport {
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let site = &args.site;
-    if !(site.theta > 0.0 && site.theta <= 1.0) {
-        return Err(format!("--theta must be in (0, 1], not {}", site.theta));
-    }
-    if site.host_sample == 0 {
-        return Err("--host-sample must be at least 1".to_string());
-    }
+    let statistics = site.statistics()?;
     let smoothing = args.page.smoothing.smoothing()?;
     let plan = match &args.model {
         Some(path) => ModelPlan::Given(
@@ -350,7 +348,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         cluster: &site.cluster,
         limits: site.limits.limits(),
         site: SiteSource::Learn {
-            params: site.params(),
+            statistics,
             scheme: site.labels.scheme(),
         },
         plan,
@@ -368,6 +366,8 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         configuration: serde_json::json!({
             "command": "run",
             "labels": site.labels.scheme().as_str(),
+            "method": statistics.method.as_str(),
+            "sample_pages": site.sample_pages,
             "theta": site.theta,
             "min_host_pages": site.min_host_pages,
             "host_sample": site.host_sample,
@@ -617,7 +617,10 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
 
     // 1. Read: records, parse once, keep (or, in `apply`, finish at once).
     let learn = matches!(job.site, SiteSource::Learn { .. });
-    let mut sample = LocalSample::default();
+    let mut local = match &job.site {
+        SiteSource::Learn { statistics, .. } => Some(statistics.local()),
+        _ => None,
+    };
     let mut store = Store::new(
         job.worker_budget,
         job.spill_dir.join(format!("worker-{index:05}")),
@@ -664,9 +667,11 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
             let hashed = contain("hashes", || {
                 crate::crash::enter("hashes", &page.url);
                 let sums = summarize(&dom, &page.host);
-                let offered = match &job.site {
-                    SiteSource::Learn { scheme, .. } if !site_of(&page.host).is_empty() => {
-                        Some(fingerprints(&dom, &sums, scheme.fingerprints()))
+                let host = site_of(&page.host);
+                let offered = match (&job.site, &local) {
+                    (SiteSource::Learn { statistics, .. }, Some(local)) if !host.is_empty() => {
+                        let key = url_key(&page.url);
+                        Some((key, statistics.prepare(local, (host, key), &dom, &sums)))
                     }
                     _ => None,
                 };
@@ -680,14 +685,10 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
                     return;
                 }
             };
-            if let (SiteSource::Learn { params, .. }, Some(fingerprints)) = (&job.site, offered) {
-                let host = site_of(&page.host);
-                *sample.pages.entry(host.to_string()).or_default() += 1;
-                sample
-                    .samples
-                    .entry(host.to_string())
-                    .or_insert_with(|| BottomK::new(params.host_sample))
-                    .offer(url_key(&page.url), fingerprints);
+            if let (SiteSource::Learn { statistics, .. }, Some(local), Some((key, offer))) =
+                (&job.site, local.as_mut(), offered)
+            {
+                statistics.offer(local, site_of(&page.host), key, offer);
             }
             // `dom::parse` sizes the arena exactly: a kept page holds no growth slack.
             let kept = Kept { meta, dom, sums };
@@ -754,9 +755,9 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
     };
     lap(&mut report, "read and parse", next);
 
-    if let SiteSource::Learn { params, scheme } = &job.site {
+    if let (SiteSource::Learn { statistics, scheme }, Some(local)) = (&job.site, local) {
         // 2. Site statistics.
-        let models = dataflow::learn(worker, sample, *params, scheme.fingerprints());
+        let models = statistics.learn(worker, local);
         lap(&mut report, "site statistics", "labels");
 
         // 3. Labels, site-level fractions, training rows and the sample.
@@ -803,7 +804,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
                 training,
                 train_sample.as_mut(),
             )?;
-            roots_of.push(Ok(model.labelled.then(|| {
+            roots_of.push(Ok(model.labelled().then(|| {
                 roots
                     .iter()
                     .enumerate()
@@ -816,17 +817,10 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
         if let Err(e) = labelled {
             failure.get_or_insert(e);
         }
-        for (host, model) in &models {
-            findings.facts.push((
-                host.clone(),
-                HostFact::Model {
-                    pages: model.pages,
-                    pages_sampled: model.pages_sampled,
-                    labelled: model.labelled,
-                    min_count: model.min_count,
-                    template_hashes: model.template_count() as u64,
-                },
-            ));
+        for (host, templates) in &models {
+            findings
+                .facts
+                .push((host.clone(), HostFact::of_templates(templates)));
         }
         lap(&mut report, "labels", "training");
 
@@ -926,7 +920,12 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
     }
 
     // 6. Hosts and site templates.
-    let (template_rows, host_rows) = dataflow::gather(worker, findings);
+    // `apply` writes no `site_templates`: its method is only named for the rows' sake.
+    let method = match &job.site {
+        SiteSource::Learn { statistics, .. } => statistics.method,
+        _ => Method::SiteLevel,
+    };
+    let (template_rows, host_rows) = dataflow::gather(worker, findings, method);
     report.template_rows = template_rows.len() as u64;
     report.hosts = host_rows.len() as u64;
     report.site_level_hosts = host_rows.iter().filter(|h| h.site_level).count() as u64;

@@ -1,23 +1,28 @@
-//! The two small dataflows of `stencil site`, kept apart from the reading and labelling so
-//! they stay thin. Both are differential-dataflow collections at epoch 0: the counts are
+//! The small dataflows of `stencil site` (and `run`), kept apart from the reading and
+//! labelling so they stay thin. All are differential-dataflow collections at epoch 0: the counts are
 //! arrangements keyed by (host, …), so a later night's shards can be fed as epoch 1 and update
 //! them (bottom-k samples only ever lose pages to new ones, and differential retracts the
 //! fingerprints of pages that leave a sample) instead of recounting everything.
 //!
-//! What crosses workers is compact: per sampled page its host, URL key and fingerprints; per
-//! host its page count; on the way back, per host its model. Never HTML.
+//! What crosses workers is compact: per sampled page its host, URL key and fingerprints (or,
+//! for RTDM-TD, its label tree: [`learn_mapped`]); per host its page count; on the way back,
+//! per host its model (or template tree). Never HTML.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use differential_dataflow::consolidation::consolidate;
-use differential_dataflow::input::Input;
+use differential_dataflow::input::{Input, InputSession};
 use serde::{Deserialize, Serialize};
+use stencil_operators::site::rtdm::{Limits, Tree};
+use stencil_operators::site::rtdm_template::{find_template, Template};
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
 
+use super::statistics::{smaller_tree, TreeSample};
 use crate::tables::{HostRow, TemplateRow};
 
 /// What one worker read in the first pass: its share of the statistics' input.
@@ -43,11 +48,7 @@ pub fn learn(
     // makes this dataflow cheap, and every worker maps the hashes of its own hosts back.
     type Back = Rc<RefCell<Vec<((u64, (u64, u32, u64)), isize)>>>;
     type BackCounts = Rc<RefCell<Vec<((u64, (u64, u32)), isize)>>>;
-    let names: HashMap<u64, String> = local
-        .pages
-        .keys()
-        .map(|host| (host_key(host), host.clone()))
-        .collect();
+    let names = host_names(&local.pages);
     let me = worker.index() as u64;
     let sizes_back: Back = Rc::default();
     let counts_back: BackCounts = Rc::default();
@@ -111,11 +112,7 @@ pub fn learn(
             (pages_in, candidates_in, occurrences_in, holders_in, probe)
         });
 
-    for (host, pages) in &local.pages {
-        let host = host_key(host);
-        holders_in.insert((host, me));
-        pages_in.update(host, *pages as isize);
-    }
+    offer_hosts(&local.pages, me, &mut pages_in, &mut holders_in);
     for (host, sample) in local.samples {
         let host = host_key(&host);
         for (key, fingerprints) in sample.into_pages() {
@@ -164,6 +161,186 @@ pub fn learn(
     models
 }
 
+/// What one worker read in the first pass for a mapping method: per host its page count and
+/// the label trees of its pages with the smallest URL keys. As with [`LocalSample`], the
+/// global sample of a host is inside the union of the local ones.
+pub struct LocalTrees {
+    pub pages: BTreeMap<String, u64>,
+    samples: BTreeMap<String, TreeSample>,
+    k: usize,
+}
+
+impl LocalTrees {
+    pub fn new(k: usize) -> LocalTrees {
+        LocalTrees {
+            pages: BTreeMap::new(),
+            samples: BTreeMap::new(),
+            k,
+        }
+    }
+
+    /// Whether a page with this key could enter the host's sample (its tree is worth making).
+    pub fn wants(&self, host: &str, url_key: u64) -> bool {
+        self.samples.get(host).is_none_or(|sample| {
+            sample.len() < self.k || sample.last_key_value().is_some_and(|(&k, _)| url_key <= k)
+        })
+    }
+
+    pub fn offer(&mut self, host: &str, url_key: u64, tree: Tree) {
+        if !self.wants(host, url_key) {
+            return;
+        }
+        let sample = self.samples.entry(host.to_string()).or_default();
+        let tree = match sample.remove(&url_key) {
+            Some(held) => smaller_tree(held, tree),
+            None => tree,
+        };
+        sample.insert(url_key, tree);
+        if sample.len() > self.k {
+            sample.pop_last();
+        }
+    }
+}
+
+/// A label tree as it crosses workers: (URL key, labels, subtree ends).
+type SentTree = (u64, Vec<u64>, Vec<u32>);
+/// A host's template as it comes back: the tree's labels and ends, pages used, pages too large.
+type SentTemplate = Option<(Vec<u64>, Vec<u32>, u32, u32)>;
+
+/// Runs a mapping method (RTDM-TD) over all workers' samples and returns the templates of every
+/// host this worker holds pages of. Each host's template is found on the worker that owns the
+/// host's key, from the `sample_pages` pages with the smallest URL keys of all workers' samples.
+pub fn learn_mapped(
+    worker: &mut Worker,
+    local: LocalTrees,
+    min_host_pages: u32,
+    sample_pages: u32,
+    limits: Limits,
+) -> HashMap<String, HostTemplates> {
+    type Back = Rc<RefCell<Vec<((u64, (u64, u32, u64, SentTemplate)), isize)>>>;
+    let names = host_names(&local.pages);
+    let me = worker.index() as u64;
+    let back: Back = Rc::default();
+    let sink = back.clone();
+
+    let (mut pages_in, mut trees_in, mut holders_in, probe) =
+        worker.dataflow::<u64, _, _>(|scope| {
+            let (pages_in, pages) = scope.new_collection::<u64, isize>();
+            let (trees_in, trees) = scope.new_collection::<(u64, SentTree), isize>();
+            let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
+            let k = sample_pages as usize;
+            // A URL read twice (by two workers) counts once: values arrive sorted, so the
+            // first tree of a key is the smallest copy, whoever read it.
+            let templates = trees.reduce(move |_host, pages, out| {
+                let mut sample: Vec<&SentTree> = Vec::with_capacity(k);
+                for (page, _) in pages {
+                    if sample.last().is_none_or(|last| last.0 != page.0) {
+                        if sample.len() == k {
+                            break;
+                        }
+                        sample.push(*page);
+                    }
+                }
+                let largest = sample.last().map_or(0, |page| page.0);
+                let sampled = sample.len() as u32;
+                let template = (sampled >= min_host_pages.max(2))
+                    .then(|| {
+                        let trees = sample.iter().filter_map(|(_, labels, ends)| {
+                            Tree::new(labels.clone(), ends.clone()).ok()
+                        });
+                        find_template(trees, sample_pages, limits)
+                    })
+                    .flatten()
+                    .map(|t| {
+                        let (labels, ends) = t.tree.parts();
+                        (
+                            labels.to_vec(),
+                            ends.to_vec(),
+                            t.pages_used,
+                            t.pages_too_large,
+                        )
+                    });
+                out.push(((sampled, largest, template), 1isize));
+            });
+            let (probe, _) = pages
+                .count()
+                .join(templates)
+                .map(|(host, (total, (sampled, largest, template)))| {
+                    (host, (total as u64, sampled, largest, template))
+                })
+                .join(holders)
+                .inner
+                .exchange(|((_, (_, holder)), _, _)| *holder)
+                .inspect(move |((host, (found, _)), _, diff)| {
+                    sink.borrow_mut().push(((*host, found.clone()), *diff))
+                })
+                .probe();
+            (pages_in, trees_in, holders_in, probe)
+        });
+
+    offer_hosts(&local.pages, me, &mut pages_in, &mut holders_in);
+    for (host, sample) in local.samples {
+        let host = host_key(&host);
+        for (key, tree) in sample {
+            let (labels, ends) = tree.parts();
+            trees_in.insert((host, (key, labels.to_vec(), ends.to_vec())));
+        }
+    }
+    pages_in.advance_to(1);
+    trees_in.advance_to(1);
+    holders_in.advance_to(1);
+    pages_in.flush();
+    trees_in.flush();
+    holders_in.flush();
+    crate::cluster::finish_round(worker, &probe);
+
+    let mut found = back.take();
+    consolidate(&mut found);
+    let mut templates = HashMap::new();
+    for ((host, (pages, pages_sampled, sample_max_key, template)), diff) in found {
+        let Some(name) = names.get(&host).filter(|_| diff > 0) else {
+            continue;
+        };
+        let template = template.and_then(|(labels, ends, pages_used, pages_too_large)| {
+            Some(Template {
+                tree: Tree::new(labels, ends).ok()?,
+                pages_used,
+                pages_too_large,
+            })
+        });
+        let host = MappedHost {
+            pages,
+            pages_sampled,
+            sample_max_key,
+            template,
+        };
+        templates.insert(name.clone(), HostTemplates::Rtdm(host));
+    }
+    templates
+}
+
+/// Each host's name by its key ([`host_key`]), for the hosts a worker read.
+fn host_names(pages: &BTreeMap<String, u64>) -> HashMap<u64, String> {
+    pages
+        .keys()
+        .map(|host| (host_key(host), host.clone()))
+        .collect()
+}
+
+/// Feeds a worker's page count per host, and that it holds pages of each, to a dataflow.
+fn offer_hosts(
+    pages: &BTreeMap<String, u64>,
+    me: u64,
+    pages_in: &mut InputSession<u64, u64, isize>,
+    holders_in: &mut InputSession<u64, (u64, u64), isize>,
+) {
+    for (host, count) in pages {
+        let host = host_key(host);
+        holders_in.insert((host, me));
+        pages_in.update(host, *count as isize);
+    }
+}
+
 /// A host's key in [`learn`]: 64 bits of xxh3, so a collision between two of a crawl's hosts
 /// is about as likely as 2^-64 times the number of host pairs.
 fn host_key(host: &str) -> u64 {
@@ -201,6 +378,19 @@ pub enum HostFact {
     Fractions([Option<u64>; 7]),
 }
 
+impl HostFact {
+    /// The fact of a host's templates, whichever method found them.
+    pub fn of_templates(templates: &HostTemplates) -> HostFact {
+        HostFact::Model {
+            pages: templates.pages(),
+            pages_sampled: templates.pages_sampled(),
+            labelled: templates.labelled(),
+            min_count: templates.min_count(),
+            template_hashes: templates.template_size(),
+        }
+    }
+}
+
 /// What one worker found in the second pass.
 #[derive(Default)]
 pub struct LocalFindings {
@@ -234,8 +424,12 @@ impl LocalFindings {
 }
 
 /// Gathers the second pass's findings by (host, hash) and by host and returns the
-/// `site_templates` and `hosts` rows this worker owns.
-pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, Vec<HostRow>) {
+/// `site_templates` rows (found by `method`) and `hosts` rows this worker owns.
+pub fn gather(
+    worker: &mut Worker,
+    local: LocalFindings,
+    method: Method,
+) -> (Vec<TemplateRow>, Vec<HostRow>) {
     let template_rows: Rc<RefCell<Vec<TemplateRow>>> = Rc::default();
     let host_rows: Rc<RefCell<Vec<HostRow>>> = Rc::default();
     let (template_sink, host_sink) = (template_rows.clone(), host_rows.clone());
@@ -251,6 +445,7 @@ pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, V
                 if *diff > 0 {
                     template_sink.borrow_mut().push(TemplateRow {
                         host: host.clone(),
+                        method: method.as_str(),
                         hash: *hash,
                         pages_with: best.pages_with,
                         pages_sampled: best.pages_sampled,

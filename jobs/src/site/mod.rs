@@ -18,6 +18,7 @@
 //! ([`crate::score`]). This module composes the two, so it sits above both of them.
 
 pub mod dataflow;
+pub mod statistics;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -35,10 +36,12 @@ use stencil_operators::page_models::features;
 use stencil_operators::page_models::model::{Model, StratifiedSample};
 use stencil_operators::reading::page::Page;
 use stencil_operators::site::labels::{self, Label, Scheme};
+use stencil_operators::site::rtdm::Limits as MappingLimits;
+use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
 use stencil_operators::site::site_level::{
-    block_roots, fingerprints, inside_templates, site_of, template_roots, templated_text, url_key,
-    BottomK, HostModel, Params,
+    block_roots, inside_templates, site_of, templated_text, url_key, Params,
 };
+use stencil_operators::site::templates::{HostTemplates, Method};
 use timely::worker::Worker;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -49,7 +52,12 @@ use crate::limits::LimitArgs;
 use crate::model_file::write_model;
 use crate::score::{score_files, Scorer};
 use crate::tables::{self, StreamingPart, TrainingColumns, TrainingRow};
-use dataflow::{HostFact, LocalFindings, LocalSample, Occurrence};
+use dataflow::{HostFact, LocalFindings, Occurrence};
+use statistics::Statistics;
+
+/// The work one tree mapping may do (RTDM-TD): a page whose mapping against its host's
+/// template would pass it keeps none of the template.
+pub(crate) const MAPPING_LIMITS: MappingLimits = MappingLimits { max_cells: 1 << 22 };
 
 /// The tables `site` writes, each a folder of part files under `--out`.
 pub const TABLES: [&str; 3] = ["site_templates", "hosts", "training"];
@@ -75,6 +83,14 @@ pub struct SiteArgs {
     /// At most this many pages per host are counted, chosen by URL hash.
     #[arg(long, default_value_t = Params::default().host_sample)]
     pub host_sample: usize,
+    /// How each host's templates are found: SiteLevel(θ) counts blocks over a sample of up to
+    /// --host-sample pages (seed 000); rtdm maps --sample-pages pages onto each other and
+    /// keeps what they share (RTDM-TD, seed 002).
+    #[arg(long, value_enum, default_value_t = MethodArg::SiteLevel)]
+    pub method: MethodArg,
+    /// RTDM-TD's sample pages per host, chosen by URL hash (seed 002's MaxPages).
+    #[arg(long, default_value_t = DEFAULT_SAMPLE_PAGES)]
+    pub sample_pages: u32,
     /// Do not write the training table.
     #[arg(long)]
     pub no_training: bool,
@@ -91,6 +107,52 @@ impl SiteArgs {
             theta: self.theta,
             min_host_pages: self.min_host_pages,
             host_sample: self.host_sample,
+        }
+    }
+
+    /// The site statistics as given, checked.
+    pub fn statistics(&self) -> Result<Statistics, String> {
+        if !(self.theta > 0.0 && self.theta <= 1.0) {
+            return Err(format!("--theta must be in (0, 1], not {}", self.theta));
+        }
+        if self.host_sample == 0 {
+            return Err("--host-sample must be at least 1".to_string());
+        }
+        let method = self.method.method();
+        if method != Method::SiteLevel {
+            if self.labels == LabelArg::Kolcz {
+                return Err(format!(
+                    "--labels kolcz needs SiteLevel(θ)'s block counts; --method {} has none",
+                    method.as_str()
+                ));
+            }
+            if self.sample_pages < 2 {
+                return Err("--sample-pages must be at least 2".to_string());
+            }
+        }
+        Ok(Statistics {
+            method,
+            params: self.params(),
+            kind: self.labels.scheme().fingerprints(),
+            sample_pages: self.sample_pages,
+            limits: MAPPING_LIMITS,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// SiteLevel(θ) (Chakrabarti et al. §3): block fingerprints counted over a sample.
+    SiteLevel,
+    /// RTDM-TD (Vieira et al.): the common subtree of a few pages by tree mapping.
+    Rtdm,
+}
+
+impl MethodArg {
+    pub fn method(self) -> Method {
+        match self {
+            MethodArg::SiteLevel => Method::SiteLevel,
+            MethodArg::Rtdm => Method::Rtdm,
         }
     }
 }
@@ -117,7 +179,7 @@ impl LabelArg {
 struct Job {
     files: Vec<PathBuf>,
     out: PathBuf,
-    params: Params,
+    statistics: Statistics,
     scheme: Scheme,
     training: bool,
     /// Set for `stencil train`: fit, broadcast and (optionally) score after labelling.
@@ -145,12 +207,7 @@ pub fn run(args: &SiteArgs) -> Result<ExitCode, String> {
 
 /// The site job, followed by training when `train` is given (`stencil train`).
 pub fn run_with(args: &SiteArgs, mut train: Option<TrainSettings>) -> Result<ExitCode, String> {
-    if !(args.theta > 0.0 && args.theta <= 1.0) {
-        return Err(format!("--theta must be in (0, 1], not {}", args.theta));
-    }
-    if args.host_sample == 0 {
-        return Err("--host-sample must be at least 1".to_string());
-    }
+    let statistics = args.statistics()?;
     let config = args.cluster.config()?;
     let files = files::collect(&args.paths)?;
     if let Some(facts) = train.as_mut().and_then(|t| t.facts.as_object_mut()) {
@@ -163,7 +220,7 @@ pub fn run_with(args: &SiteArgs, mut train: Option<TrainSettings>) -> Result<Exi
     let job = Arc::new(Job {
         files,
         out: args.out.clone(),
-        params: args.params(),
+        statistics,
         scheme: args.labels.scheme(),
         training: !args.no_training,
         train,
@@ -265,12 +322,12 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     // worker index: every process computes the same split.
     let mine = crate::files::assigned(&job.files, index, peers);
     let mut report = WorkerReport::default();
-    let kind = job.scheme.fingerprints();
+    let statistics = &job.statistics;
 
-    // Pass 1: samples of fingerprints.
+    // Pass 1: samples of fingerprints (or of label trees).
     let here = crate::crash::Whereabouts::register(index);
     here.stage("fingerprints");
-    let mut local = LocalSample::default();
+    let mut local = statistics.local();
     for &(path, share) in &mine {
         here.file(&path.display().to_string());
         crate::crash::inject_worker_fault(index);
@@ -282,12 +339,9 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
             }
             crate::crash::enter("hashes", &page.url);
             let sums = summarize(dom, &page.host);
-            *local.pages.entry(host.to_string()).or_default() += 1;
-            local
-                .samples
-                .entry(host.to_string())
-                .or_insert_with(|| BottomK::new(job.params.host_sample))
-                .offer(url_key(&page.url), fingerprints(dom, &sums, kind));
+            let key = url_key(&page.url);
+            let offer = statistics.prepare(&local, (host, key), dom, &sums);
+            statistics.offer(&mut local, host, key, offer);
         };
         let read = for_each_page(
             path,
@@ -303,9 +357,9 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
             report.failed_files.push(format!("{}: {e}", path.display()));
         }
     }
-    tracing::debug!(worker = index, hosts = local.pages.len(), "statistics read");
+    tracing::debug!(worker = index, hosts = local.hosts(), "statistics read");
     here.stage("site statistics");
-    let models = dataflow::learn(worker, local, job.params, kind);
+    let models = statistics.learn(worker, local);
 
     // Pass 2: labels, training rows and findings. A failure to write stops the labelling but
     // not the worker, which must still take part in the last dataflow.
@@ -370,19 +424,12 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     report
         .inventory
         .pages_panicked(panics(&second).saturating_sub(panics(&report.inventory)));
-    for (host, model) in &models {
-        findings.facts.push((
-            host.clone(),
-            HostFact::Model {
-                pages: model.pages,
-                pages_sampled: model.pages_sampled,
-                labelled: model.labelled,
-                min_count: model.min_count,
-                template_hashes: model.template_count() as u64,
-            },
-        ));
+    for (host, templates) in &models {
+        findings
+            .facts
+            .push((host.clone(), HostFact::of_templates(templates)));
     }
-    let (template_rows, host_rows) = dataflow::gather(worker, findings);
+    let (template_rows, host_rows) = dataflow::gather(worker, findings, statistics.method);
     // Every worker takes part in training, even after a failure, or the others would wait.
     // A training failure is reported after the site tables are written.
     let model = match (&job.train, sample) {
@@ -459,7 +506,7 @@ pub(crate) fn label_page(
     (url, raw_host): (&str, &str),
     dom: &Dom,
     sums: &[Subtree],
-    model: &HostModel,
+    templates: &HostTemplates,
     scheme: Scheme,
     findings: &LocalFindings,
     (training, every_page): (bool, bool),
@@ -467,12 +514,20 @@ pub(crate) fn label_page(
 ) -> PageLabels {
     let host = site_of(raw_host);
     let kind = scheme.fingerprints();
-    // Kołcz blocks are found once and serve both the template roots and the labels.
+    // Kołcz blocks are found once and serve both the template roots and the labels; they
+    // need SiteLevel(θ)'s counts (the command line refuses them with another method).
+    let site_level = match templates {
+        HostTemplates::SiteLevel(model) => Some(model),
+        _ => None,
+    };
     let blocks =
         (scheme == Scheme::Kolcz).then(|| labels::kolcz_blocks(dom, &text::PageText::new(dom)));
-    let roots = match &blocks {
-        Some(blocks) => block_roots(dom.len(), blocks, model),
-        None => template_roots(dom, sums, model, kind),
+    let roots = match (&blocks, site_level) {
+        (Some(blocks), Some(model)) => block_roots(dom.len(), blocks, model),
+        // A page too large to map against its host's template keeps none of it.
+        _ => templates
+            .roots(dom, sums, kind, MAPPING_LIMITS)
+            .unwrap_or_else(|_| vec![None; dom.len()]),
     };
     let inside = inside_templates(dom, &roots);
     let (templated, total) = templated_text(dom, sums, &inside);
@@ -482,11 +537,11 @@ pub(crate) fn label_page(
         occurrences: Vec::new(),
         labelled: None,
     };
-    if !model.labelled {
+    if !templates.labelled() {
         return found;
     }
     let key = url_key(url);
-    let sampled = model.in_sample(key);
+    let sampled = templates.in_sample(key);
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
         let mut seen: HashSet<u64> = HashSet::new();
@@ -503,8 +558,8 @@ pub(crate) fn label_page(
                     url: url.to_string(),
                     path: dom.path(node),
                     text_sample: text::sample(dom, node, 200),
-                    pages_with: model.counts.get(&hash).copied().unwrap_or(0),
-                    pages_sampled: model.pages_sampled,
+                    pages_with: templates.pages_with(hash),
+                    pages_sampled: templates.pages_sampled(),
                 },
             ));
         }
@@ -518,8 +573,10 @@ pub(crate) fn label_page(
     let labels = match scheme {
         Scheme::Paper => labels::paper(dom, sums, &found.roots),
         // Uniqueness is only known among the sampled pages.
-        Scheme::Kolcz if sampled => labels::kolcz(dom, blocks.as_deref().unwrap_or(&[]), model),
-        Scheme::Kolcz => return found,
+        Scheme::Kolcz => match (site_level, sampled) {
+            (Some(model), true) => labels::kolcz(dom, blocks.as_deref().unwrap_or(&[]), model),
+            _ => return found,
+        },
     };
     if labels.iter().all(Option::is_none) {
         return found;

@@ -6,8 +6,14 @@
 //! [`labels`] then turns its templates into training labels, because site statistics exist
 //! only for hosts with enough pages, and the page-level models ([`crate::page_models`]) learn
 //! from them to judge pages of every other host.
+//!
+//! [`menu_graph`]: a key page and the pages its menu links to (seed 004's complete subdigraph).
+//! [`etdm`]: the key page's template, by exact top-down mapping onto those pages (seed 004).
 
+pub mod etdm;
 pub mod labels;
+pub mod menu_graph;
 pub mod rtdm;
 pub mod rtdm_template;
 pub mod site_level;
+pub mod templates;

@@ -87,6 +87,12 @@ impl Tree {
         self.labels.len()
     }
 
+    /// The labels and subtree ends in preorder, as [`Tree::new`] takes them back (to send a
+    /// tree between workers).
+    pub fn parts(&self) -> (&[u64], &[u32]) {
+        (&self.labels, &self.ends)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }
@@ -731,10 +737,12 @@ pub(crate) mod tests {
         let etdm = map_exact(&t1, &t2, Limits::default()).unwrap();
         assert_eq!(etdm.image, vec![0, NONE, NONE, NONE, 4]);
         assert_eq!(etdm.cost, 3 + 3);
-        // Where a replacement is as cheap as leaving two nodes out, RTDM may take it and
-        // lose an equal pair that ETDM keeps: here `y` is on both pages.
+        // Two replacements cost as much as leaving two nodes out, and ties go to pairing:
+        // RTDM replaces x by y and y by z, losing the `y` both trees have; ETDM keeps it.
         let t1 = parse("r(x y)");
         let t2 = parse("r(y z)");
+        let rtdm = map(&t1, &t2, Limits::default()).unwrap();
+        assert_eq!(rtdm.image, vec![0, 1, 2]);
         let etdm = map_exact(&t1, &t2, Limits::default()).unwrap();
         assert_eq!(etdm.image, vec![0, NONE, 1]);
         // Roots with different labels leave nothing to map.
