@@ -28,6 +28,10 @@ pub struct SynthArgs {
     pages: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also write each host's home page and the section pages its menu links to (what
+    /// `--method etdm` needs to find a host's template without falling back).
+    #[arg(long)]
+    menu_pages: bool,
     #[arg(long)]
     out: PathBuf,
 }
@@ -52,7 +56,13 @@ pub fn gold_path(out: &Path) -> PathBuf {
 /// Writes the crawl to `out` (a temporary name first, renamed when complete) and its gold to
 /// [`gold_path`]: one JSON line per page, `{"url": …, "template": ["1/0", …]}`, the element
 /// paths of the template blocks (see `stencil_operators::synth::SynthPage::template_paths`).
-pub fn write(out: &Path, hosts: usize, pages: usize, seed: u64) -> Result<usize, String> {
+pub fn write(
+    out: &Path,
+    hosts: usize,
+    pages: usize,
+    seed: u64,
+    menu_pages: bool,
+) -> Result<usize, String> {
     let fail = |e: std::io::Error| format!("{}: {e}", out.display());
     let partial = out.with_extension("partial");
     let mut writer = WarcWriter::new(BufWriter::new(File::create(&partial).map_err(fail)?), true);
@@ -68,7 +78,11 @@ pub fn write(out: &Path, hosts: usize, pages: usize, seed: u64) -> Result<usize,
             .as_bytes(),
         })
         .map_err(fail)?;
-    let crawl = synth::crawl(hosts, pages, seed);
+    let crawl = if menu_pages {
+        synth::crawl_with_menu_pages(hosts, pages, seed)
+    } else {
+        synth::crawl(hosts, pages, seed)
+    };
     let gold_out = gold_path(out);
     let gold: String = crawl
         .iter()
@@ -103,7 +117,13 @@ pub fn write(out: &Path, hosts: usize, pages: usize, seed: u64) -> Result<usize,
 }
 
 pub fn run(args: &SynthArgs) -> Result<ExitCode, String> {
-    let written = write(&args.out, args.hosts, args.pages, args.seed)?;
+    let written = write(
+        &args.out,
+        args.hosts,
+        args.pages,
+        args.seed,
+        args.menu_pages,
+    )?;
     eprintln!(
         "wrote {written} pages of {} hosts to {} (gold: {})",
         args.hosts,
@@ -116,7 +136,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode, String> {
 pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
     std::fs::create_dir_all(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
     let crawl = args.dir.join("synthetic.warc.gz");
-    let written = write(&crawl, 20, 30, 1)?;
+    let written = write(&crawl, 20, 30, 1, false)?;
     println!(
         "generated {written} pages of 20 hosts: {} (gold: {})\n",
         crawl.display(),
@@ -137,6 +157,8 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             host_sample: Params::default().host_sample,
             method: site::MethodArg::SiteLevel,
             sample_pages: stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES,
+            cs_size: 3,
+            cs_threshold: 2,
             no_training: false,
             cluster: crate::cluster::ClusterArgs {
                 workers: 2,

@@ -187,7 +187,7 @@ fn f32s<R>(rows: &[R], get: impl Fn(&R) -> f32) -> ArrayRef {
 pub struct TemplateRow {
     pub host: String,
     /// The site-level method that found the template (`Method::as_str`).
-    pub method: &'static str,
+    pub method: String,
     pub hash: u64,
     pub pages_with: u32,
     pub pages_sampled: u32,
@@ -201,7 +201,7 @@ pub fn templates_batch(schema: &SchemaRef, rows: &[TemplateRow]) -> Result<Recor
         schema,
         vec![
             strings(rows, |r| &r.host),
-            strings(rows, |r| r.method),
+            strings(rows, |r| &r.method),
             u64s(rows, |r| r.hash),
             u32s(rows, |r| r.pages_with),
             u32s(rows, |r| r.pages_sampled),

@@ -6,7 +6,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{assert_same_tables, check, crawl, rows, scratch, stencil, two_processes};
+use common::{assert_same_tables, check, crawl, crawl_of, rows, scratch, stencil, two_processes};
+use stencil_operators::synth;
 
 fn tables(out: &Path) -> BTreeMap<&'static str, Vec<String>> {
     ["site_templates", "hosts", "training"]
@@ -30,15 +31,52 @@ fn site(files: &[PathBuf], out: &Path, extra: &[&str]) -> String {
 
 #[test]
 fn same_tables_with_one_or_two_workers_and_two_processes() {
-    same_tables_whatever_the_workers("workers", &[], 0, 6 * 20);
+    same_tables_whatever_the_workers("workers", &[], 0, 6 * 20, synth::crawl(6, 40, 1));
+}
+
+#[test]
+fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
+    // Each host's home page and the section pages its menu links to are in the crawl: the
+    // key page and a complete subdigraph exist, and every host's template is ETDM's.
+    let pages = synth::crawl_with_menu_pages(6, 40, 1);
+    let reference =
+        same_tables_whatever_the_workers("etdm-workers", &["--method", "etdm"], 13, 6 * 4, pages);
+    for row in &reference["site_templates"] {
+        assert_eq!(row.split('\t').nth(1), Some("etdm"), "{row}");
+    }
+    // The menu's pages are mapped: key page and 3 CS pages, the template's nodes on at least
+    // the key page and 2 of them.
+    for row in &reference["hosts"] {
+        if row.contains("\ttrue\t") {
+            let columns: Vec<&str> = row.split('\t').collect();
+            assert_eq!((columns[2], columns[5]), ("4", "3"), "{row}");
+        }
+    }
+
+    // Without those pages (articles only), no host has a complete subdigraph: every host falls
+    // back to SiteLevel(θ), and says so.
+    let dir = scratch("etdm-fallback");
+    let files = crawl(&dir, 2);
+    let out = dir.join("out");
+    site(&files, &out, &["--method", "etdm", "-w", "2"]);
+    let rows = rows(&out, "site_templates");
+    assert!(rows.len() > 6 * 20, "{} rows", rows.len());
+    assert!(rows
+        .iter()
+        .all(|r| r.split('\t').nth(1) == Some("site-level")));
 }
 
 #[test]
 fn rtdm_gives_the_same_tables_whatever_the_workers() {
     // Fewer rows than SiteLevel(θ)'s: a mapped template block is a whole covered subtree (the
     // menu), where SiteLevel(θ) also counts every element inside it (each menu entry).
-    let reference =
-        same_tables_whatever_the_workers("rtdm-workers", &["--method", "rtdm"], 7, 6 * 4);
+    let reference = same_tables_whatever_the_workers(
+        "rtdm-workers",
+        &["--method", "rtdm"],
+        7,
+        6 * 4,
+        synth::crawl(6, 40, 1),
+    );
     // Every template row says which method found it, and a mapped template is on every
     // sample page it was mapped from.
     for row in &reference["site_templates"] {
@@ -57,14 +95,16 @@ fn same_tables_whatever_the_workers(
     extra: &[&str],
     port_salt: u32,
     min_template_rows: usize,
+    pages: Vec<synth::SynthPage>,
 ) -> BTreeMap<&'static str, Vec<String>> {
     let dir = scratch(name);
-    let files = crawl(&dir, 5);
+    let expected_pages = format!("{} pages", pages.len() + 3);
+    let files = crawl_of(&dir, 5, pages);
     let with = |workers: &[&'static str]| [extra, workers].concat();
 
     let one = dir.join("w1");
     let summary = site(&files, &one, &with(&["-w", "1"]));
-    assert!(summary.contains("243 pages"), "{summary}");
+    assert!(summary.contains(&expected_pages), "{summary}");
     let reference = tables(&one);
     // 6 hosts labelled, tiny.example (3 pages) reported but not labelled.
     let hosts = &reference["hosts"];

@@ -220,10 +220,15 @@ impl Template {
     }
 
     fn page(&self, p: usize, seed: u64) -> SynthPage {
+        self.page_at(p, &format!("article/{p}"), seed)
+    }
+
+    /// Page `p`'s text at `path`: every page of a host, article or not, has the same template.
+    fn page_at(&self, p: usize, path: &str, seed: u64) -> SynthPage {
         let mut rng =
             SplitMix(seed ^ xxhash_rust::xxh3::xxh3_64(format!("{}/{p}", self.host).as_bytes()));
         let title = sentence(&mut rng);
-        let url = format!("https://{}/article/{p}", self.host);
+        let url = format!("https://{}/{path}", self.host);
         let mut html = String::with_capacity(8 << 10);
         let _ = write!(
             html,
@@ -316,6 +321,22 @@ pub fn crawl(hosts: usize, pages: usize, seed: u64) -> Vec<SynthPage> {
         .flat_map(|p| templates.iter().map(move |t| (t, p)))
         .map(|(t, p)| t.page(p, seed))
         .collect()
+}
+
+/// [`crawl`], followed by each host's home page and the section pages its menu links to (all
+/// with the host's template), as a crawl that follows the menu holds them: what seed 004's
+/// key page and complete subdigraph need, which [`crawl`]'s articles alone never give.
+pub fn crawl_with_menu_pages(hosts: usize, pages: usize, seed: u64) -> Vec<SynthPage> {
+    let mut crawled = crawl(hosts, pages, seed);
+    for h in 0..hosts {
+        let template = Template::new(h, seed);
+        crawled.push(template.page_at(pages, "", seed));
+        for (k, section) in template.sections.iter().enumerate() {
+            let path = section.to_lowercase();
+            crawled.push(template.page_at(pages + 1 + k, &path, seed));
+        }
+    }
+    crawled
 }
 
 #[cfg(test)]

@@ -58,11 +58,11 @@ use crate::model_file::{load_model, write_model};
 use crate::progress::Reporter;
 use crate::score::Scorer;
 use crate::site::dataflow::{self, HostFact, LocalFindings};
-use crate::site::statistics::Statistics;
+use crate::site::statistics::{Learned, Statistics};
 use crate::site::SiteArgs;
 use crate::smoothing::{Smoothing, SmoothingArgs};
 use crate::tables::{self, PageRow, RecordRow, Rows, SegmentRow, StreamingPart, TrainingColumns};
-use stencil_operators::site::templates::Method;
+use stencil_operators::site::etdm::label_tree_exact;
 use store::{Kept, PageMeta, Store};
 
 /// The tables `run` writes (`apply` writes all but `training`, and `site_templates` only
@@ -671,7 +671,8 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
                 let offered = match (&job.site, &local) {
                     (SiteSource::Learn { statistics, .. }, Some(local)) if !host.is_empty() => {
                         let key = url_key(&page.url);
-                        Some((key, statistics.prepare(local, (host, key), &dom, &sums)))
+                        let offer = statistics.prepare(local, (&page.url, host, key), &dom, &sums);
+                        Some((key, offer))
                     }
                     _ => None,
                 };
@@ -756,8 +757,29 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
     lap(&mut report, "read and parse", next);
 
     if let (SiteSource::Learn { statistics, scheme }, Some(local)) = (&job.site, local) {
-        // 2. Site statistics.
-        let models = statistics.learn(worker, local);
+        // 2. Site statistics. ETDM then wants the exact label trees of each host's key page
+        // and complete subdigraph, which only the workers holding them can make.
+        let models = match statistics.learn(worker, local) {
+            Learned::Templates(templates) => templates,
+            Learned::Etdm(pending) => {
+                let mut trees = Vec::new();
+                let made = store.for_each(|_, kept| {
+                    let host = site_of(&kept.meta.host);
+                    if let Some(place) = pending.wanted(&kept.meta.url, host) {
+                        // A page that panics here is left out of its host's ETDM; its
+                        // labelling meets the same page and records the panic.
+                        if let Ok(tree) = contain("labels", || label_tree_exact(&kept.dom)) {
+                            trees.push((host.to_string(), place, tree));
+                        }
+                    }
+                    Ok(())
+                });
+                if let Err(e) = made {
+                    failure.get_or_insert(e);
+                }
+                pending.finish(worker, trees)
+            }
+        };
         lap(&mut report, "site statistics", "labels");
 
         // 3. Labels, site-level fractions, training rows and the sample.
@@ -920,12 +942,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
     }
 
     // 6. Hosts and site templates.
-    // `apply` writes no `site_templates`: its method is only named for the rows' sake.
-    let method = match &job.site {
-        SiteSource::Learn { statistics, .. } => statistics.method,
-        _ => Method::SiteLevel,
-    };
-    let (template_rows, host_rows) = dataflow::gather(worker, findings, method);
+    let (template_rows, host_rows) = dataflow::gather(worker, findings);
     report.template_rows = template_rows.len() as u64;
     report.hosts = host_rows.len() as u64;
     report.site_level_hosts = host_rows.iter().filter(|h| h.site_level).count() as u64;

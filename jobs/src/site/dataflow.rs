@@ -15,8 +15,10 @@ use std::rc::Rc;
 use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::input::{Input, InputSession};
 use serde::{Deserialize, Serialize};
+use stencil_operators::site::etdm::template_of_key_page;
+use stencil_operators::site::menu_graph::{key_page_and_cs, GraphPage};
 use stencil_operators::site::rtdm::{Limits, Tree};
-use stencil_operators::site::rtdm_template::{find_template, Template};
+use stencil_operators::site::rtdm_template::find_template;
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
 use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
@@ -301,22 +303,174 @@ pub fn learn_mapped(
         let Some(name) = names.get(&host).filter(|_| diff > 0) else {
             continue;
         };
-        let template = template.and_then(|(labels, ends, pages_used, pages_too_large)| {
-            Some(Template {
-                tree: Tree::new(labels, ends).ok()?,
-                pages_used,
-                pages_too_large,
-            })
+        let template = template.and_then(|(labels, ends, pages_used, _too_large)| {
+            Some((Tree::new(labels, ends).ok()?, pages_used))
         });
+        // A host without a template reports the sample pages it offered.
+        let pages_used = template.as_ref().map_or(pages_sampled, |t| t.1);
         let host = MappedHost {
+            method: Method::Rtdm,
             pages,
-            pages_sampled,
             sample_max_key,
-            template,
+            template: template.map(|t| t.0),
+            pages_used,
+            min_count: pages_used,
         };
-        templates.insert(name.clone(), HostTemplates::Rtdm(host));
+        templates.insert(name.clone(), HostTemplates::Mapped(host));
     }
     templates
+}
+
+/// What one worker read in the first pass for ETDM, besides SiteLevel(θ)'s sample: every
+/// page's place in its site's link graph.
+#[derive(Default)]
+pub struct LocalLinks {
+    pub pages: Vec<(String, GraphPage)>,
+}
+
+/// ETDM's first dataflow: every host's pages' links meet on the host's owner, which picks the
+/// key page and its complete subdigraph of `n` pages (seed 004, Algorithms 1 and 2: every
+/// page's links cross workers, as keys, because any page may turn out to be the key page or
+/// one of its CS) and sends them to every worker holding pages of the host.
+pub fn learn_key_pages(
+    worker: &mut Worker,
+    local: LocalLinks,
+    n: usize,
+) -> HashMap<String, (u64, Vec<u64>)> {
+    type Back = Rc<RefCell<Vec<((u64, (u64, Vec<u64>)), isize)>>>;
+    let names: HashMap<u64, String> = local
+        .pages
+        .iter()
+        .map(|(host, _)| (host_key(host), host.clone()))
+        .collect();
+    let me = worker.index() as u64;
+    let back: Back = Rc::default();
+    let sink = back.clone();
+    let (mut pages_in, mut holders_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
+        let (pages_in, pages) = scope.new_collection::<(u64, GraphPage), isize>();
+        let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
+        // A URL read twice counts once: the first copy of a key in sorted order.
+        let chosen = pages.reduce(move |_host, pages, out| {
+            let mut distinct: Vec<GraphPage> = Vec::with_capacity(pages.len());
+            for (page, _) in pages {
+                if distinct.last().is_none_or(|last| last.key != page.key) {
+                    distinct.push((*page).clone());
+                }
+            }
+            if let Some(found) = key_page_and_cs(&distinct, n) {
+                out.push((found, 1isize));
+            }
+        });
+        let (probe, _) = chosen
+            .join(holders)
+            .inner
+            .exchange(|((_, (_, holder)), _, _)| *holder)
+            .inspect(move |((host, (found, _)), _, diff)| {
+                sink.borrow_mut().push(((*host, found.clone()), *diff))
+            })
+            .probe();
+        (pages_in, holders_in, probe)
+    });
+    for host in names.keys() {
+        holders_in.insert((*host, me));
+    }
+    for (host, page) in local.pages {
+        pages_in.insert((host_key(&host), page));
+    }
+    pages_in.advance_to(1);
+    holders_in.advance_to(1);
+    pages_in.flush();
+    holders_in.flush();
+    crate::cluster::finish_round(worker, &probe);
+    let mut found = back.take();
+    consolidate(&mut found);
+    found
+        .into_iter()
+        .filter(|(_, diff)| *diff > 0)
+        .filter_map(|((host, chosen), _)| Some((names.get(&host)?.clone(), chosen)))
+        .collect()
+}
+
+/// ETDM's second dataflow: the exact label trees of each host's key page (place 0) and CS
+/// pages (places 1, 2, … in walk order) meet on the host's owner, which keeps the key page's
+/// nodes mapped into at least `t` of the CS pages (seed 004, Algorithm 3) and sends the
+/// template, with the CS pages mapped, to every worker holding pages of the host (`hosts`:
+/// this worker's). A host gets none when its key page was not read or fewer than `t` CS
+/// pages could be mapped.
+pub fn learn_etdm<'a>(
+    worker: &mut Worker,
+    hosts: impl Iterator<Item = &'a String>,
+    trees: Vec<(String, u32, Tree)>,
+    t: u32,
+    limits: Limits,
+) -> HashMap<String, (Tree, u32)> {
+    type Found = (Vec<u64>, Vec<u32>, u32);
+    type Back = Rc<RefCell<Vec<((u64, Found), isize)>>>;
+    let names: HashMap<u64, String> = hosts.map(|host| (host_key(host), host.clone())).collect();
+    let me = worker.index() as u64;
+    let back: Back = Rc::default();
+    let sink = back.clone();
+    let (mut trees_in, mut holders_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
+        let (trees_in, trees) = scope.new_collection::<(u64, (u32, Vec<u64>, Vec<u32>)), isize>();
+        let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
+        let templates = trees.reduce(move |_host, pages, out| {
+            // One tree per place (a page read twice: the smallest copy).
+            let mut chosen: Vec<&(u32, Vec<u64>, Vec<u32>)> = Vec::new();
+            for (page, _) in pages {
+                if chosen.last().is_none_or(|last| last.0 != page.0) {
+                    chosen.push(*page);
+                }
+            }
+            let tree = |(_, labels, ends): &(u32, Vec<u64>, Vec<u32>)| {
+                Tree::new(labels.clone(), ends.clone()).ok()
+            };
+            let Some(key) = chosen.first().filter(|p| p.0 == 0).and_then(|p| tree(p)) else {
+                return;
+            };
+            let cs: Vec<Tree> = chosen.iter().skip(1).filter_map(|p| tree(p)).collect();
+            let template = template_of_key_page(&key, &cs, t, limits);
+            if template.pages_used >= t.max(1) && !template.tree.is_empty() {
+                let (labels, ends) = template.tree.parts();
+                out.push((
+                    (labels.to_vec(), ends.to_vec(), template.pages_used),
+                    1isize,
+                ));
+            }
+        });
+        let (probe, _) = templates
+            .join(holders)
+            .inner
+            .exchange(|((_, (_, holder)), _, _)| *holder)
+            .inspect(move |((host, (found, _)), _, diff)| {
+                sink.borrow_mut().push(((*host, found.clone()), *diff))
+            })
+            .probe();
+        (trees_in, holders_in, probe)
+    });
+    for host in names.keys() {
+        holders_in.insert((*host, me));
+    }
+    for (host, place, tree) in trees {
+        let (labels, ends) = tree.parts();
+        trees_in.insert((host_key(&host), (place, labels.to_vec(), ends.to_vec())));
+    }
+    trees_in.advance_to(1);
+    holders_in.advance_to(1);
+    trees_in.flush();
+    holders_in.flush();
+    crate::cluster::finish_round(worker, &probe);
+    let mut found = back.take();
+    consolidate(&mut found);
+    found
+        .into_iter()
+        .filter(|(_, diff)| *diff > 0)
+        .filter_map(|((host, (labels, ends, used)), _)| {
+            Some((
+                names.get(&host)?.clone(),
+                (Tree::new(labels, ends).ok()?, used),
+            ))
+        })
+        .collect()
 }
 
 /// Each host's name by its key ([`host_key`]), for the hosts a worker read.
@@ -352,6 +506,9 @@ fn host_key(host: &str) -> u64 {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Occurrence {
     pub url_key: u64,
+    /// The method that found the template (`Method::as_str`): ETDM falls back to SiteLevel(θ)
+    /// host by host.
+    pub method: String,
     pub node: u32,
     pub url: String,
     pub path: String,
@@ -424,12 +581,8 @@ impl LocalFindings {
 }
 
 /// Gathers the second pass's findings by (host, hash) and by host and returns the
-/// `site_templates` rows (found by `method`) and `hosts` rows this worker owns.
-pub fn gather(
-    worker: &mut Worker,
-    local: LocalFindings,
-    method: Method,
-) -> (Vec<TemplateRow>, Vec<HostRow>) {
+/// `site_templates` and `hosts` rows this worker owns.
+pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, Vec<HostRow>) {
     let template_rows: Rc<RefCell<Vec<TemplateRow>>> = Rc::default();
     let host_rows: Rc<RefCell<Vec<HostRow>>> = Rc::default();
     let (template_sink, host_sink) = (template_rows.clone(), host_rows.clone());
@@ -445,7 +598,7 @@ pub fn gather(
                 if *diff > 0 {
                     template_sink.borrow_mut().push(TemplateRow {
                         host: host.clone(),
-                        method: method.as_str(),
+                        method: best.method.clone(),
                         hash: *hash,
                         pages_with: best.pages_with,
                         pages_sampled: best.pages_sampled,

@@ -53,7 +53,8 @@ use crate::model_file::write_model;
 use crate::score::{score_files, Scorer};
 use crate::tables::{self, StreamingPart, TrainingColumns, TrainingRow};
 use dataflow::{HostFact, LocalFindings, Occurrence};
-use statistics::Statistics;
+use statistics::{Learned, Statistics};
+use stencil_operators::site::etdm::label_tree_exact;
 
 /// The work one tree mapping may do (RTDM-TD): a page whose mapping against its host's
 /// template would pass it keeps none of the template.
@@ -85,12 +86,21 @@ pub struct SiteArgs {
     pub host_sample: usize,
     /// How each host's templates are found: SiteLevel(θ) counts blocks over a sample of up to
     /// --host-sample pages (seed 000); rtdm maps --sample-pages pages onto each other and
-    /// keeps what they share (RTDM-TD, seed 002).
+    /// keeps what they share (RTDM-TD, seed 002); etdm keeps the key page's nodes found in
+    /// --cs-threshold of the --cs-size pages its menu links to (seed 004), and falls back to
+    /// SiteLevel(θ) on a host whose crawl lacks those pages.
     #[arg(long, value_enum, default_value_t = MethodArg::SiteLevel)]
     pub method: MethodArg,
     /// RTDM-TD's sample pages per host, chosen by URL hash (seed 002's MaxPages).
     #[arg(long, default_value_t = DEFAULT_SAMPLE_PAGES)]
     pub sample_pages: u32,
+    /// ETDM: pages of the key page's menu that must all link to each other (seed 004's n-CS).
+    #[arg(long, default_value_t = 3)]
+    pub cs_size: u32,
+    /// ETDM: a key page's node is template when it is mapped in at least this many of the CS
+    /// pages (seed 004's t).
+    #[arg(long, default_value_t = 2)]
+    pub cs_threshold: u32,
     /// Do not write the training table.
     #[arg(long)]
     pub no_training: bool,
@@ -130,11 +140,19 @@ impl SiteArgs {
                 return Err("--sample-pages must be at least 2".to_string());
             }
         }
+        if method == Method::Etdm && (self.cs_size == 0 || self.cs_threshold > self.cs_size) {
+            return Err(format!(
+                "--cs-threshold ({}) must be at most --cs-size ({}), which must be at least 1",
+                self.cs_threshold, self.cs_size
+            ));
+        }
         Ok(Statistics {
             method,
             params: self.params(),
             kind: self.labels.scheme().fingerprints(),
             sample_pages: self.sample_pages,
+            cs_size: self.cs_size,
+            cs_threshold: self.cs_threshold,
             limits: MAPPING_LIMITS,
         })
     }
@@ -146,6 +164,8 @@ pub enum MethodArg {
     SiteLevel,
     /// RTDM-TD (Vieira et al.): the common subtree of a few pages by tree mapping.
     Rtdm,
+    /// ETDM (Alarte): the key page's nodes shared with the pages its menu links to.
+    Etdm,
 }
 
 impl MethodArg {
@@ -153,6 +173,7 @@ impl MethodArg {
         match self {
             MethodArg::SiteLevel => Method::SiteLevel,
             MethodArg::Rtdm => Method::Rtdm,
+            MethodArg::Etdm => Method::Etdm,
         }
     }
 }
@@ -340,7 +361,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
             crate::crash::enter("hashes", &page.url);
             let sums = summarize(dom, &page.host);
             let key = url_key(&page.url);
-            let offer = statistics.prepare(&local, (host, key), dom, &sums);
+            let offer = statistics.prepare(&local, (&page.url, host, key), dom, &sums);
             statistics.offer(&mut local, host, key, offer);
         };
         let read = for_each_page(
@@ -359,7 +380,30 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     }
     tracing::debug!(worker = index, hosts = local.hosts(), "statistics read");
     here.stage("site statistics");
-    let models = statistics.learn(worker, local);
+    let models = match statistics.learn(worker, local) {
+        Learned::Templates(templates) => templates,
+        Learned::Etdm(pending) => {
+            // ETDM wants the exact label trees of each host's key page and complete
+            // subdigraph: a pass over the files for them (the first pass could not know
+            // which pages they would be).
+            here.stage("key pages");
+            let mut trees = Vec::new();
+            let mut again = Inventory::default();
+            for &(path, share) in &mine {
+                here.file(&path.display().to_string());
+                let visit = |page: &Page, dom: &Dom| {
+                    here.offset(page.position.offset);
+                    let host = site_of(&page.host);
+                    if let Some(place) = pending.wanted(&page.url, host) {
+                        trees.push((host.to_string(), place, label_tree_exact(dom)));
+                    }
+                };
+                // Errors opening a file were reported in the first pass.
+                let _ = for_each_page(path, &job.limits, share, &mut again, visit, |_| {});
+            }
+            pending.finish(worker, trees)
+        }
+    };
 
     // Pass 2: labels, training rows and findings. A failure to write stops the labelling but
     // not the worker, which must still take part in the last dataflow.
@@ -429,7 +473,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
             .facts
             .push((host.clone(), HostFact::of_templates(templates)));
     }
-    let (template_rows, host_rows) = dataflow::gather(worker, findings, statistics.method);
+    let (template_rows, host_rows) = dataflow::gather(worker, findings);
     // Every worker takes part in training, even after a failure, or the others would wait.
     // A training failure is reported after the site tables are written.
     let model = match (&job.train, sample) {
@@ -554,6 +598,7 @@ pub(crate) fn label_page(
                 hash,
                 Occurrence {
                     url_key: key,
+                    method: templates.method().as_str().to_string(),
                     node: node as u32,
                     url: url.to_string(),
                     path: dom.path(node),

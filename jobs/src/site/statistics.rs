@@ -9,19 +9,29 @@
 //!   label and a subtree end per node, 12 bytes a node), not its DOM: it is what the host's
 //!   owner needs, it is smaller than `Dom::encode`'s arena, and no HTML crosses workers.
 //!
-//! Both samples are by URL hash, so the same pages are chosen whatever the worker count.
+//! - **ETDM**: SiteLevel(θ)'s sample, for the hosts that have no complete subdigraph, and every
+//!   page's links as keys ([`GraphPage`]). Two more dataflows follow: the links meet on each
+//!   host's owner, which picks the key page and its complete subdigraph
+//!   ([`dataflow::learn_key_pages`]); then the workers holding those pages send their exact
+//!   label trees, and the owner maps them ([`dataflow::learn_etdm`]). Between the two, `run`
+//!   takes the trees from the pages it keeps and `site` reads its files once more.
+//!
+//! Samples are by URL hash and ties are broken by key, so the same pages are chosen whatever
+//! the worker count.
 
 use std::collections::{BTreeMap, HashMap};
 
 use stencil_operators::dom::subtree::Subtree;
 use stencil_operators::dom::Dom;
+use stencil_operators::site::menu_graph::{graph_page, page_key, GraphPage};
 use stencil_operators::site::rtdm::{Limits, Tree};
 use stencil_operators::site::rtdm_template::label_tree;
 use stencil_operators::site::site_level::{fingerprints, BottomK, Fingerprints, Params};
-use stencil_operators::site::templates::{HostTemplates, Method};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
 use timely::worker::Worker;
+use url::Url;
 
-use super::dataflow::{self, LocalSample, LocalTrees};
+use super::dataflow::{self, LocalLinks, LocalSample, LocalTrees};
 
 /// How a job computes its site statistics.
 #[derive(Clone, Copy, Debug)]
@@ -31,6 +41,9 @@ pub struct Statistics {
     pub kind: Fingerprints,
     /// RTDM-TD's sample pages per host (seed 002's MaxPages).
     pub sample_pages: u32,
+    /// ETDM's complete subdigraph size n and threshold t (seed 004, Algorithm 3).
+    pub cs_size: u32,
+    pub cs_threshold: u32,
     /// The work one tree mapping may do.
     pub limits: Limits,
 }
@@ -39,14 +52,25 @@ pub struct Statistics {
 pub enum Local {
     Counts(LocalSample),
     Trees(LocalTrees),
+    /// ETDM: SiteLevel(θ)'s sample, for the hosts with no complete subdigraph, and every
+    /// page's place in its site's link graph.
+    Links(LocalSample, LocalLinks),
 }
 
-/// What one page adds to its host's sample, computed where a panic can be contained.
+/// What one page adds to its host's statistics, computed where a panic can be contained.
 pub enum Offer {
     Fingerprints(Vec<u64>),
     Tree(Tree),
+    Links(Vec<u64>, Option<GraphPage>),
     /// The page counts toward its host's pages but is not in the sample.
     Counted,
+}
+
+/// The site statistics of a method once every worker's share has met: the templates, or,
+/// for ETDM, what is wanted of the pages before they can be found ([`PendingEtdm`]).
+pub enum Learned {
+    Templates(HashMap<String, HostTemplates>),
+    Etdm(PendingEtdm),
 }
 
 impl Statistics {
@@ -54,15 +78,16 @@ impl Statistics {
         match self.method {
             Method::SiteLevel => Local::Counts(LocalSample::default()),
             Method::Rtdm => Local::Trees(LocalTrees::new(self.sample_pages as usize)),
+            Method::Etdm => Local::Links(LocalSample::default(), LocalLinks::default()),
         }
     }
 
-    /// What the page at `url_key` of `host` offers. A label tree is built only for a page
-    /// that can still enter this worker's sample of its host.
+    /// What the page at `url` (its `host` and `url_key`) offers. A label tree is built only
+    /// for a page that can still enter this worker's sample of its host.
     pub fn prepare(
         &self,
         local: &Local,
-        (host, url_key): (&str, u64),
+        (url, host, url_key): (&str, &str, u64),
         dom: &Dom,
         sums: &[Subtree],
     ) -> Offer {
@@ -70,21 +95,36 @@ impl Statistics {
             Local::Counts(_) => Offer::Fingerprints(fingerprints(dom, sums, self.kind)),
             Local::Trees(trees) if trees.wants(host, url_key) => Offer::Tree(label_tree(dom)),
             Local::Trees(_) => Offer::Counted,
+            Local::Links(..) => Offer::Links(
+                fingerprints(dom, sums, self.kind),
+                Url::parse(url).ok().map(|url| graph_page(dom, &url)),
+            ),
         }
     }
 
     /// Counts the page toward its host and adds what it offers to the host's sample.
     pub fn offer(&self, local: &mut Local, host: &str, url_key: u64, offer: Offer) {
-        match (local, offer) {
-            (Local::Counts(sample), Offer::Fingerprints(fingerprints)) => {
-                *sample.pages.entry(host.to_string()).or_default() += 1;
+        let count = |sample: &mut LocalSample, fingerprints: Option<Vec<u64>>| {
+            *sample.pages.entry(host.to_string()).or_default() += 1;
+            if let Some(fingerprints) = fingerprints {
                 sample
                     .samples
                     .entry(host.to_string())
                     .or_insert_with(|| BottomK::new(self.params.host_sample))
                     .offer(url_key, fingerprints);
             }
-            (Local::Counts(sample), _) => *sample.pages.entry(host.to_string()).or_default() += 1,
+        };
+        match (local, offer) {
+            (Local::Counts(sample), Offer::Fingerprints(fingerprints)) => {
+                count(sample, Some(fingerprints))
+            }
+            (Local::Links(sample, links), Offer::Links(fingerprints, page)) => {
+                count(sample, Some(fingerprints));
+                if let Some(page) = page {
+                    links.pages.push((host.to_string(), page));
+                }
+            }
+            (Local::Counts(sample) | Local::Links(sample, _), _) => count(sample, None),
             (Local::Trees(trees), offer) => {
                 *trees.pages.entry(host.to_string()).or_default() += 1;
                 if let Offer::Tree(tree) = offer {
@@ -94,21 +134,98 @@ impl Statistics {
         }
     }
 
-    /// The templates of every host this worker holds pages of, computed by all workers.
-    pub fn learn(&self, worker: &mut Worker, local: Local) -> HashMap<String, HostTemplates> {
+    /// The templates of every host this worker holds pages of, computed by all workers; for
+    /// ETDM, the first half of that ([`PendingEtdm::finish`] is the second).
+    pub fn learn(&self, worker: &mut Worker, local: Local) -> Learned {
         match local {
-            Local::Counts(sample) => dataflow::learn(worker, sample, self.params, self.kind)
-                .into_iter()
-                .map(|(host, model)| (host, HostTemplates::SiteLevel(model)))
-                .collect(),
-            Local::Trees(trees) => dataflow::learn_mapped(
+            Local::Counts(sample) => Learned::Templates(self.site_level(worker, sample)),
+            Local::Trees(trees) => Learned::Templates(dataflow::learn_mapped(
                 worker,
                 trees,
                 self.params.min_host_pages,
                 self.sample_pages,
                 self.limits,
-            ),
+            )),
+            Local::Links(sample, links) => {
+                let fallback = self.site_level(worker, sample);
+                let chosen = dataflow::learn_key_pages(worker, links, self.cs_size as usize);
+                Learned::Etdm(PendingEtdm {
+                    fallback,
+                    chosen,
+                    statistics: *self,
+                })
+            }
         }
+    }
+
+    fn site_level(
+        &self,
+        worker: &mut Worker,
+        sample: LocalSample,
+    ) -> HashMap<String, HostTemplates> {
+        dataflow::learn(worker, sample, self.params, self.kind)
+            .into_iter()
+            .map(|(host, model)| (host, HostTemplates::SiteLevel(model)))
+            .collect()
+    }
+}
+
+/// ETDM between its two dataflows: every host's key page and complete subdigraph are known;
+/// their exact label trees, which only the workers holding those pages can make, are wanted.
+pub struct PendingEtdm {
+    /// SiteLevel(θ)'s templates, for every host of this worker.
+    fallback: HashMap<String, HostTemplates>,
+    /// Per host of this worker: its key page and CS pages, by [`menu_graph::page_key`].
+    chosen: HashMap<String, (u64, Vec<u64>)>,
+    statistics: Statistics,
+}
+
+impl PendingEtdm {
+    /// The page's place among its host's chosen pages (0 for the key page, then the CS pages
+    /// in walk order), when it is one of them.
+    pub fn wanted(&self, url: &str, host: &str) -> Option<u32> {
+        let (key, cs) = self.chosen.get(host)?;
+        let page = page_key(&Url::parse(url).ok()?);
+        if page == *key {
+            return Some(0);
+        }
+        cs.iter().position(|&k| k == page).map(|at| at as u32 + 1)
+    }
+
+    /// ETDM's template of every host whose key page and at least t CS pages were read, and
+    /// SiteLevel(θ)'s templates for every other host. `trees`: this worker's chosen pages as
+    /// (host, place from [`PendingEtdm::wanted`], exact label tree).
+    pub fn finish(
+        self,
+        worker: &mut Worker,
+        trees: Vec<(String, u32, Tree)>,
+    ) -> HashMap<String, HostTemplates> {
+        let Statistics {
+            cs_threshold,
+            limits,
+            ..
+        } = self.statistics;
+        let hosts = self.fallback.keys();
+        let found = dataflow::learn_etdm(worker, hosts, trees, cs_threshold, limits);
+        let mut templates = self.fallback;
+        for (host, (template, pages_used)) in found {
+            let Some(HostTemplates::SiteLevel(model)) = templates.get(&host) else {
+                continue;
+            };
+            // The classifier's examples come from SiteLevel(θ)'s sample whatever the method,
+            // so a host gives as many as it would by default.
+            let mapped = MappedHost {
+                method: Method::Etdm,
+                pages: model.pages,
+                sample_max_key: model.sample_max_key,
+                template: Some(template),
+                // The key page and the CS pages mapped.
+                pages_used: pages_used + 1,
+                min_count: cs_threshold + 1,
+            };
+            templates.insert(host, HostTemplates::Mapped(mapped));
+        }
+        templates
     }
 }
 
@@ -116,7 +233,7 @@ impl Local {
     /// Hosts this worker read pages of.
     pub fn hosts(&self) -> usize {
         match self {
-            Local::Counts(sample) => sample.pages.len(),
+            Local::Counts(sample) | Local::Links(sample, _) => sample.pages.len(),
             Local::Trees(trees) => trees.pages.len(),
         }
     }

@@ -32,8 +32,16 @@ pub fn check(out: std::process::Output) -> String {
 /// A synthetic crawl split into `files` WARC files (so workers have something to split),
 /// plus a host too small to label.
 pub fn crawl(dir: &Path, files: usize) -> Vec<PathBuf> {
+    crawl_of(dir, files, stencil_operators::synth::crawl(6, 40, 1))
+}
+
+/// `pages` round-robin over `files` files, and tiny.example's 3 pages in the first.
+pub fn crawl_of(
+    dir: &Path,
+    files: usize,
+    pages: Vec<stencil_operators::synth::SynthPage>,
+) -> Vec<PathBuf> {
     // The pages round-robin over several files, written with the library writer.
-    let pages = stencil_operators::synth::crawl(6, 40, 1);
     let mut out = Vec::new();
     for f in 0..files {
         let mut writer = stencil_operators::reading::warc::write::WarcWriter::new(Vec::new(), true);

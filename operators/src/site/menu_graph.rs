@@ -275,18 +275,20 @@ pub const MAX_PROCESSED_LINKS: usize = 64;
 /// loaded); the walk stops at the first of size `n`. At most [`MAX_PROCESSED_LINKS`] pages
 /// are loaded. The key page itself is not counted in `n` and need not be linked back (as in
 /// the thesis, where `n = 1` is a single page and its pages come from the key page's links).
-/// The pages are returned in walk order; the result is the same for the same input.
-pub fn complete_subdigraph<'a>(
-    key_links: &[Url],
-    links_of: impl Fn(&Url) -> Option<&'a [Url]>,
+/// The pages are returned in walk order; the result is the same for the same input. Pages
+/// are named by any key that tells them apart: their [`Url`]s, or hashes of them where the
+/// link graph crosses workers.
+pub fn complete_subdigraph<'a, P: Eq + std::hash::Hash + Clone + 'a>(
+    key_links: &[P],
+    links_of: impl Fn(&P) -> Option<&'a [P]>,
     n: usize,
-) -> Vec<Url> {
+) -> Vec<P> {
     if n == 0 {
         return Vec::new();
     }
-    let mut reachable: FastMap<&str, usize> = FastMap::default();
+    let mut reachable: FastMap<&P, usize> = FastMap::default();
     for (at, url) in key_links.iter().enumerate() {
-        reachable.entry(url.as_str()).or_insert(at);
+        reachable.entry(url).or_insert(at);
     }
     // Per page loaded: its position in `key_links` and the positions it links to (sorted).
     let mut loaded: Vec<(usize, Vec<usize>)> = Vec::new();
@@ -298,7 +300,7 @@ pub fn complete_subdigraph<'a>(
             break;
         }
         // A link repeated in the list is the page already loaded.
-        if reachable.get(url.as_str()) != Some(&at) {
+        if reachable.get(url) != Some(&at) {
             continue;
         }
         let Some(out) = links_of(url) else {
@@ -306,7 +308,7 @@ pub fn complete_subdigraph<'a>(
         };
         let mut targets: Vec<usize> = out
             .iter()
-            .filter_map(|l| reachable.get(l.as_str()).copied())
+            .filter_map(|l| reachable.get(l).copied())
             .filter(|&t| t != at)
             .collect();
         targets.sort_unstable();
@@ -390,6 +392,88 @@ fn colours(adjacency: &[u64], vertices: u64) -> u32 {
         }
     }
     count
+}
+
+/// A page as the site's link graph knows it, compact enough to send to the worker that finds
+/// its host's key page and complete subdigraph ([`key_page_and_cs`]): pages are named by
+/// [`page_key`], so a link and the page it points to meet whichever worker read each.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct GraphPage {
+    pub key: u64,
+    /// The site's root page (path `/`, no query): the key page when the crawl has it.
+    pub root: bool,
+    /// Its links within the site, as page keys, in the order Algorithm 2 walks them: a root
+    /// page's in Algorithm 1's order ([`sort_links`]); any other page's by link relevance,
+    /// then in document order (Algorithm 1 without its DOM relevance, whose distances need
+    /// the page's DOM: a page that is key page for want of a root is only known once every
+    /// page has been counted, and sorting every page's links by DOM distance would cost more
+    /// than all the rest of the method).
+    pub links: Vec<u64>,
+}
+
+/// The key by which pages and links meet: the hash of the URL as the `url` crate serializes
+/// it (so `HTTP://Example.com` and `http://example.com/` are one page).
+pub fn page_key(url: &Url) -> u64 {
+    url_key(url.as_str())
+}
+
+/// Whether `url` is its site's root page.
+pub fn is_root(url: &Url) -> bool {
+    matches!(url.path(), "" | "/") && url.query().is_none()
+}
+
+/// The page's node in its site's link graph ([`GraphPage`]).
+pub fn graph_page(dom: &Dom, url: &Url) -> GraphPage {
+    let links = page_links(dom, url);
+    let root = is_root(url);
+    let order: Vec<usize> = if root {
+        sort_links(url, &links, |a, b| dom_distance(dom, a, b))
+    } else {
+        let here = directories(url);
+        let mut order: Vec<usize> = (0..links.len()).collect();
+        order.sort_by_cached_key(|&i| {
+            let relevance = link_relevance(hyperlink_distance(&here, &directories(&links[i].url)));
+            (relevance, i)
+        });
+        order
+    };
+    GraphPage {
+        key: page_key(url),
+        root,
+        links: order.into_iter().map(|i| page_key(&links[i].url)).collect(),
+    }
+}
+
+/// Seed 004's key page and its `n`-CS among one site's pages as the link graph knows them:
+/// the root page when the crawl has it, else the page the most other pages link to (ties:
+/// the smallest key), and [`complete_subdigraph`] over its links. `None` for no pages. The
+/// CS may be smaller than `n`, or empty, when the crawl holds too few of the pages. `pages`
+/// must have distinct keys.
+pub fn key_page_and_cs(pages: &[GraphPage], n: usize) -> Option<(u64, Vec<u64>)> {
+    let index: FastMap<u64, usize> = pages.iter().enumerate().map(|(i, p)| (p.key, i)).collect();
+    let key = match pages.iter().filter(|p| p.root).min_by_key(|p| p.key) {
+        Some(root) => index.get(&root.key).copied(),
+        None => {
+            let mut linked_from = vec![0u32; pages.len()];
+            let mut targets: Vec<usize> = Vec::new();
+            for (i, page) in pages.iter().enumerate() {
+                targets.clear();
+                targets.extend(page.links.iter().filter_map(|l| index.get(l).copied()));
+                targets.retain(|&t| t != i);
+                targets.sort_unstable();
+                targets.dedup();
+                for &t in &targets {
+                    linked_from[t] += 1;
+                }
+            }
+            (0..pages.len()).min_by_key(|&i| (std::cmp::Reverse(linked_from[i]), pages[i].key))
+        }
+    }?;
+    let links_of = |k: &u64| index.get(k).map(|&i| pages[i].links.as_slice());
+    let cs = complete_subdigraph(&pages[key].links, links_of, n);
+    Some((pages[key].key, cs))
 }
 
 #[cfg(test)]
@@ -742,5 +826,48 @@ mod tests {
             })
             .collect();
         assert_eq!(largest_clique_with(&adjacency, 0, 64).count_ones(), 21);
+    }
+
+    #[test]
+    fn the_key_page_is_the_root_and_its_menu_pages_are_the_cs() {
+        let site = |path: &str, menu: &[&str]| {
+            let links: String = menu
+                .iter()
+                .map(|m| format!("<li><a href=\"/{m}\">{m}</a></li>"))
+                .collect();
+            let html = format!("<html><body><ul>{links}</ul><p>{path}</p></body></html>");
+            graph_page(
+                &parse(&html, DEPTH),
+                &url(&format!("https://www.s.example/{path}")),
+            )
+        };
+        let menu = ["news", "sport", "tv", "about"];
+        // The home page and three of its menu's pages (about is not in the crawl), plus an
+        // article that only links to the home page.
+        let mut pages = vec![
+            site("news", &menu),
+            site("", &menu),
+            site("sport", &menu),
+            site("tv", &menu),
+            site("article/1", &[""]),
+        ];
+        assert!(pages[1].root && !pages[0].root);
+        let (key, cs) = key_page_and_cs(&pages, 3).unwrap();
+        assert_eq!(key, pages[1].key);
+        let mut expected = vec![pages[0].key, pages[2].key, pages[3].key];
+        let mut found = cs.clone();
+        expected.sort_unstable();
+        found.sort_unstable();
+        assert_eq!(found, expected);
+        // Without the home page, the most linked-to page is the key page; the other two menu
+        // pages are its 2-CS.
+        pages.remove(1);
+        let (key, cs) = key_page_and_cs(&pages, 3).unwrap();
+        // news, sport and tv are each linked from the other two: the smallest key wins.
+        let smallest = pages[..3].iter().map(|p| p.key).min().unwrap();
+        assert_eq!(key, smallest);
+        assert!(!cs.contains(&key));
+        assert_eq!(cs.len(), 2);
+        assert!(key_page_and_cs(&[], 3).is_none());
     }
 }

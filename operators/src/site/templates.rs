@@ -12,8 +12,9 @@
 
 use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
-use crate::site::rtdm::{Limits, TooLarge};
-use crate::site::rtdm_template::{covered_roots, label_tree, template_nodes, Template};
+use crate::site::etdm::{label_tree_exact, template_nodes_exact};
+use crate::site::rtdm::{Limits, TooLarge, Tree};
+use crate::site::rtdm_template::{covered_roots, label_tree, template_nodes};
 use crate::site::site_level::{template_roots, Fingerprints, HostModel};
 
 /// A site-level method.
@@ -24,6 +25,9 @@ pub enum Method {
     /// RTDM-TD: the common subtree of a few sample pages by restricted top-down mapping
     /// (seed 002).
     Rtdm,
+    /// ETDM: the key page's nodes that an exact top-down mapping finds in at least t pages of
+    /// its menu's complete subdigraph (seed 004).
+    Etdm,
 }
 
 impl Method {
@@ -32,35 +36,57 @@ impl Method {
         match self {
             Method::SiteLevel => "site-level",
             Method::Rtdm => "rtdm",
+            Method::Etdm => "etdm",
         }
     }
 }
 
-/// What a mapping method found for one host.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What a mapping method (RTDM-TD or ETDM) found for one host.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MappedHost {
+    pub method: Method,
     /// Pages (records) of the host in the input.
     pub pages: u64,
-    /// Distinct sample pages offered to the method (the smallest URL keys).
-    pub pages_sampled: u32,
-    /// The largest URL key among them: a page is a sample page iff its key is at most this.
+    /// The largest URL key of the host's sample: a page is a sample page iff its key is at
+    /// most this (RTDM-TD's sample pages; for ETDM, SiteLevel(θ)'s sample, which the
+    /// classifier's examples come from whatever the method).
     pub sample_max_key: u64,
-    /// The template, when the host had enough sample pages and two of them could be mapped.
-    pub template: Option<Template>,
+    /// The template, when one was found.
+    pub template: Option<Tree>,
+    /// Pages the template was found from: RTDM-TD's sample pages mapped; ETDM's key page and
+    /// the pages of its complete subdigraph mapped.
+    pub pages_used: u32,
+    /// Pages a template node is on at least: all of RTDM-TD's; the key page and t others for
+    /// ETDM.
+    pub min_count: u32,
+}
+
+impl MappedHost {
+    /// A host the method found no template for.
+    pub fn without_template(method: Method, pages: u64, sample_max_key: u64) -> MappedHost {
+        MappedHost {
+            method,
+            pages,
+            sample_max_key,
+            template: None,
+            pages_used: 0,
+            min_count: 0,
+        }
+    }
 }
 
 /// A host's templates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostTemplates {
     SiteLevel(HostModel),
-    Rtdm(MappedHost),
+    Mapped(MappedHost),
 }
 
 impl HostTemplates {
     pub fn method(&self) -> Method {
         match self {
             HostTemplates::SiteLevel(_) => Method::SiteLevel,
-            HostTemplates::Rtdm(_) => Method::Rtdm,
+            HostTemplates::Mapped(host) => host.method,
         }
     }
 
@@ -68,7 +94,7 @@ impl HostTemplates {
     pub fn pages(&self) -> u64 {
         match self {
             HostTemplates::SiteLevel(model) => model.pages,
-            HostTemplates::Rtdm(host) => host.pages,
+            HostTemplates::Mapped(host) => host.pages,
         }
     }
 
@@ -76,29 +102,25 @@ impl HostTemplates {
     pub fn labelled(&self) -> bool {
         match self {
             HostTemplates::SiteLevel(model) => model.labelled,
-            HostTemplates::Rtdm(host) => host.template.is_some(),
+            HostTemplates::Mapped(host) => host.template.is_some(),
         }
     }
 
-    /// Pages the templates were learned from: SiteLevel(θ)'s sample; for a mapping method,
-    /// the sample pages mapped into the template (all of the sample unless a mapping passed
-    /// its limits).
+    /// Pages the templates were learned from: SiteLevel(θ)'s sample, or the pages a mapping
+    /// method mapped.
     pub fn pages_sampled(&self) -> u32 {
         match self {
             HostTemplates::SiteLevel(model) => model.pages_sampled,
-            HostTemplates::Rtdm(host) => host
-                .template
-                .as_ref()
-                .map_or(host.pages_sampled, |t| t.pages_used),
+            HostTemplates::Mapped(host) => host.pages_used,
         }
     }
 
-    /// Sample pages a block must be on to be a template: θ of them for SiteLevel(θ); every
-    /// page mapped for a mapping method, whose template is what all of them share.
+    /// Pages a block must be on to be a template: θ of the sample for SiteLevel(θ); for a
+    /// mapping method, what its template asks of a node.
     pub fn min_count(&self) -> u32 {
         match self {
             HostTemplates::SiteLevel(model) => model.min_count,
-            HostTemplates::Rtdm(_) => self.pages_sampled(),
+            HostTemplates::Mapped(host) => host.min_count,
         }
     }
 
@@ -107,23 +129,24 @@ impl HostTemplates {
     pub fn template_size(&self) -> u64 {
         match self {
             HostTemplates::SiteLevel(model) => model.template_count() as u64,
-            HostTemplates::Rtdm(host) => host.template.as_ref().map_or(0, |t| t.tree.len() as u64),
+            HostTemplates::Mapped(host) => host.template.as_ref().map_or(0, |t| t.len() as u64),
         }
     }
 
-    /// Whether the page with this URL key is one the templates were learned from.
+    /// Whether the page with this URL key is one of the host's sample pages.
     pub fn in_sample(&self, url_key: u64) -> bool {
         match self {
             HostTemplates::SiteLevel(model) => model.in_sample(url_key),
-            HostTemplates::Rtdm(host) => url_key <= host.sample_max_key,
+            HostTemplates::Mapped(host) => url_key <= host.sample_max_key,
         }
     }
 
-    /// Sample pages the template block `hash` was found on.
+    /// Sample pages the template block `hash` is on: counted for SiteLevel(θ); for a mapping
+    /// method, as many as its template asks of a node.
     pub fn pages_with(&self, hash: u64) -> u32 {
         match self {
             HostTemplates::SiteLevel(model) => model.counts.get(&hash).copied().unwrap_or(0),
-            HostTemplates::Rtdm(_) => self.pages_sampled(),
+            HostTemplates::Mapped(host) => host.min_count,
         }
     }
 
@@ -136,18 +159,26 @@ impl HostTemplates {
         kind: Fingerprints,
         limits: Limits,
     ) -> Result<Vec<Option<u64>>, TooLarge> {
-        match self {
-            HostTemplates::SiteLevel(model) => Ok(template_roots(dom, sums, model, kind)),
-            HostTemplates::Rtdm(MappedHost {
-                template: Some(template),
-                ..
-            }) => {
-                let page = label_tree(dom);
-                let covered = template_nodes(&template.tree, &page, limits)?;
-                Ok(hashed_roots(sums, &covered_roots(&page, &covered)))
+        let host = match self {
+            HostTemplates::SiteLevel(model) => return Ok(template_roots(dom, sums, model, kind)),
+            HostTemplates::Mapped(host) => host,
+        };
+        let Some(template) = &host.template else {
+            return Ok(vec![None; dom.len()]);
+        };
+        let (page, covered) = match host.method {
+            Method::Etdm => {
+                let page = label_tree_exact(dom);
+                let covered = template_nodes_exact(template, &page, limits)?;
+                (page, covered)
             }
-            HostTemplates::Rtdm(_) => Ok(vec![None; dom.len()]),
-        }
+            _ => {
+                let page = label_tree(dom);
+                let covered = template_nodes(template, &page, limits)?;
+                (page, covered)
+            }
+        };
+        Ok(hashed_roots(sums, &covered_roots(&page, &covered)))
     }
 }
 
@@ -185,11 +216,13 @@ mod tests {
             .collect();
         let template =
             find_template(doms.iter().map(label_tree), 25, Limits::default()).expect("a template");
-        let host = HostTemplates::Rtdm(MappedHost {
+        let host = HostTemplates::Mapped(MappedHost {
+            method: Method::Rtdm,
             pages: 3,
-            pages_sampled: 3,
             sample_max_key: 0,
-            template: Some(template),
+            pages_used: template.pages_used,
+            min_count: template.pages_used,
+            template: Some(template.tree),
         });
         assert!(host.labelled());
         assert_eq!((host.pages_sampled(), host.min_count()), (3, 3));
@@ -210,7 +243,7 @@ mod tests {
             }
         }
         // A host without a template roots nothing.
-        let none = HostTemplates::Rtdm(MappedHost::default());
+        let none = HostTemplates::Mapped(MappedHost::without_template(Method::Rtdm, 3, 0));
         assert!(!none.labelled());
         let roots = none
             .roots(&fourth, &sums, Fingerprints::Subtrees, Limits::default())
