@@ -5,6 +5,9 @@
 //!
 //! `--smoothing-scaling` adds a size sweep of the smoothing stage on synthetic pages and
 //! random trees (`scaling`), written as a TSV for docs/bench/plot_smoothing.py.
+//!
+//! `--site-methods` adds the site-level methods' detection, removal and memory per host
+//! (`site_methods`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +29,7 @@ use crate::files;
 use crate::limits::LimitArgs;
 
 mod scaling;
+mod site_methods;
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -47,6 +51,12 @@ pub struct BenchArgs {
     /// nodes, random trees up to this many problem nodes.
     #[arg(long, default_value_t = 1_000_000)]
     scaling_max_nodes: usize,
+    /// Also measure the site-level methods side by side: SiteLevel(θ)'s statistics pass and
+    /// removal, RTDM-TD's and ETDM's template detection per host and removal per page, and
+    /// what each keeps per host. Off by default: their tree mappings would add roughly half
+    /// again to the bench's time on the real corpus.
+    #[arg(long)]
+    site_methods: bool,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -343,6 +353,9 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
         mb
     );
     print_smoothing_breakdown(&doms, &pages, &page_seg, &page_smooth_s, &page_parse_s);
+    if args.site_methods {
+        site_methods::run(&pages, &doms, args.rounds);
+    }
     Ok(())
 }
 
