@@ -239,6 +239,298 @@ pub fn rtdm_over(
     });
 }
 
+/// What [`etdm_over`] did for one host (the site, as [`site_level::site_of`] names it).
+///
+/// [`site_level::site_of`]: stencil_operators::site::site_level::site_of
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EtdmHost {
+    /// Whether the host's template is ETDM's; `false` when the host had no complete
+    /// subdigraph to learn from and SiteLevel(θ) stood in.
+    pub etdm: bool,
+    /// The key page's URL, as the `url` crate serializes it (`None` when no page of the host
+    /// has a URL that parses).
+    pub key: Option<String>,
+    /// m: the pages of the complete subdigraph found (n when an n-CS was).
+    pub cs_pages: usize,
+    /// Of those, the pages ETDM mapped the key page onto (the others passed the limits).
+    pub pages_used: u32,
+    /// Nodes of the ETDM template (0 on fallback).
+    pub template_nodes: usize,
+    /// SiteLevel(θ)'s template hashes on fallback (0 when ETDM's template is used).
+    pub site_level_templates: usize,
+}
+
+/// Which pages [`etdm_apply`] maps a site's key page onto.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtdmCs {
+    /// Seed 004's: the key page's n-CS in the crawl's link graph (Algorithm 2).
+    Links,
+    /// A stand-in that needs no links: the n pages of the site other than the key page whose
+    /// URLs have the smallest [`url_key`] (SiteLevel's sample order). It measures Algorithm 3
+    /// and the removal on crawls whose pages do not link to one another (dragnet's pages have
+    /// no URLs, SWDE's links carry session ids), not seed 004's method.
+    ///
+    /// [`url_key`]: stencil_operators::site::site_level::url_key
+    Sample,
+}
+
+/// One site's pages as [`etdm_over`]'s first pass keeps them, sorted by URL: each page's URL
+/// (without fragment) with its same-site links, its exact label tree and its HTML (to parse
+/// the key page again, which is only known once every page has been seen).
+struct EtdmSite {
+    pages: Vec<(url::Url, Vec<url::Url>)>,
+    trees: Vec<stencil_operators::site::rtdm::Tree>,
+    html: Vec<String>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+/// A crawl after [`etdm_over`]'s first pass: what every choice of `n` and `t` starts from.
+pub struct EtdmCrawl {
+    sites: std::collections::BTreeMap<String, EtdmSite>,
+    /// SiteLevel(θ) (default parameters, subtree fingerprints) for the hosts without a CS.
+    site_level: std::collections::BTreeMap<String, stencil_operators::site::site_level::HostModel>,
+}
+
+/// [`etdm_over`]'s first pass over `files`: per site, every page with a URL that parses (the
+/// first record of a URL kept), and SiteLevel(θ)'s models for the fallback.
+pub fn etdm_crawl(files: &[PathBuf]) -> EtdmCrawl {
+    use std::collections::{BTreeMap, HashMap};
+    use stencil_operators::dom::subtree::summarize;
+    use stencil_operators::site::etdm::label_tree_exact;
+    use stencil_operators::site::menu_graph::page_links;
+    use stencil_operators::site::site_level::{self as sl, Fingerprints, PageFingerprints, Params};
+    type Kept = (Vec<url::Url>, stencil_operators::site::rtdm::Tree, String);
+    let mut kept: BTreeMap<String, BTreeMap<String, (url::Url, Kept)>> = BTreeMap::new();
+    let mut fingerprints = Vec::new();
+    for_each_page_of(files, |page, dom| {
+        let site = sl::site_of(&page.host).to_string();
+        let sums = summarize(dom, &page.host);
+        fingerprints.push(PageFingerprints {
+            host: site.clone(),
+            url_key: sl::url_key(&page.url),
+            fingerprints: sl::fingerprints(dom, &sums, Fingerprints::Subtrees),
+        });
+        // Keyed as links are (`page_links` drops fragments), so that links find the page.
+        let Ok(mut url) = url::Url::parse(&page.url) else {
+            return;
+        };
+        url.set_fragment(None);
+        let pages = kept.entry(site).or_default();
+        if !pages.contains_key(url.as_str()) {
+            let links = page_links(dom, &url).into_iter().map(|l| l.url).collect();
+            let entry = (links, label_tree_exact(dom), page.html.clone());
+            pages.insert(url.as_str().to_string(), (url, entry));
+        }
+    });
+    let sites = kept
+        .into_iter()
+        .map(|(site, pages)| {
+            let mut etdm = EtdmSite {
+                pages: Vec::with_capacity(pages.len()),
+                trees: Vec::with_capacity(pages.len()),
+                html: Vec::with_capacity(pages.len()),
+                index: HashMap::with_capacity(pages.len()),
+            };
+            for (key, (url, (links, tree, html))) in pages {
+                etdm.index.insert(key, etdm.pages.len());
+                etdm.pages.push((url, links));
+                etdm.trees.push(tree);
+                etdm.html.push(html);
+            }
+            (site, etdm)
+        })
+        .collect();
+    let site_level = sl::learn(fingerprints, &Params::default(), Fingerprints::Subtrees);
+    EtdmCrawl { sites, site_level }
+}
+
+/// One site's ETDM template with `n` and `t` (`None` when it has no CS): see
+/// [`etdm_templates`].
+fn etdm_site_template(
+    site: &EtdmSite,
+    n: usize,
+    t: u32,
+    choice: EtdmCs,
+) -> (EtdmHost, Option<stencil_operators::site::rtdm::Tree>) {
+    use stencil_operators::site::etdm::template_of_key_page;
+    use stencil_operators::site::menu_graph::{
+        complete_subdigraph, dom_distance, key_page, page_links, sort_links,
+    };
+    use stencil_operators::site::rtdm::Limits as MapLimits;
+    use stencil_operators::site::site_level::url_key;
+    let mut host = EtdmHost::default();
+    let Some(k) = key_page(&site.pages) else {
+        return (host, None);
+    };
+    let key_url = &site.pages[k].0;
+    host.key = Some(key_url.to_string());
+    let cs: Vec<usize> = match choice {
+        EtdmCs::Links => {
+            // The first pass kept the HTML, not the DOM: parsed again as the reader parses it.
+            let dom = stencil_operators::dom::parse(&site.html[k], Limits::default().max_dom_depth);
+            let links = page_links(&dom, key_url);
+            let order = sort_links(key_url, &links, |a, b| dom_distance(&dom, a, b));
+            let key_links: Vec<url::Url> = order.iter().map(|&i| links[i].url.clone()).collect();
+            let links_of = |u: &url::Url| {
+                let &i = site.index.get(u.as_str())?;
+                Some(site.pages[i].1.as_slice())
+            };
+            complete_subdigraph(&key_links, links_of, n)
+                .iter()
+                .filter_map(|u| site.index.get(u.as_str()).copied())
+                .collect()
+        }
+        EtdmCs::Sample => {
+            let mut others: Vec<usize> = (0..site.pages.len()).filter(|&i| i != k).collect();
+            others.sort_by_cached_key(|&i| (url_key(site.pages[i].0.as_str()), i));
+            others.truncate(n);
+            others
+        }
+    };
+    host.cs_pages = cs.len();
+    let cs_trees: Vec<_> = cs.iter().map(|&i| site.trees[i].clone()).collect();
+    let template = template_of_key_page(&site.trees[k], &cs_trees, t, MapLimits::default());
+    host.pages_used = template.pages_used;
+    if template.pages_used < t.max(1) {
+        return (host, None);
+    }
+    host.etdm = true;
+    host.template_nodes = template.tree.len();
+    (host, Some(template.tree))
+}
+
+/// Seed 004's ETDM over WARC files as the library computes it: [`etdm_crawl`]'s first pass,
+/// each site's template over its key page's n-CS with threshold `t` ([`etdm_templates`]),
+/// then [`etdm_apply`]'s second pass.
+pub fn etdm_over(
+    files: &[PathBuf],
+    n: usize,
+    t: u32,
+    visit: impl FnMut(
+        &stencil_operators::reading::page::Page,
+        &stencil_operators::dom::Dom,
+        &[bool],
+        &EtdmHost,
+    ),
+) {
+    etdm_over_with(files, n, t, EtdmCs::Links, visit);
+}
+
+/// [`etdm_over`] with the pages mapped chosen by `cs`.
+pub fn etdm_over_with(
+    files: &[PathBuf],
+    n: usize,
+    t: u32,
+    cs: EtdmCs,
+    visit: impl FnMut(
+        &stencil_operators::reading::page::Page,
+        &stencil_operators::dom::Dom,
+        &[bool],
+        &EtdmHost,
+    ),
+) {
+    let crawl = etdm_crawl(files);
+    let templates = etdm_templates(&crawl, n, t, cs);
+    etdm_apply(files, &crawl, &templates, visit);
+}
+
+/// Every site's ETDM template (`None` for a site without a CS) and what finding it took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EtdmTemplates {
+    pub hosts:
+        std::collections::BTreeMap<String, (EtdmHost, Option<stencil_operators::site::rtdm::Tree>)>,
+}
+
+/// Each site's template with `n` and `t`: the key page ([`key_page`]), then with
+/// [`EtdmCs::Links`] its links in Algorithm 1's order ([`sort_links`] with [`dom_distance`] on
+/// the key page's DOM) and Algorithm 2's n-CS among the pages of the crawl
+/// ([`complete_subdigraph`]: a linked page the crawl does not have cannot be loaded), and
+/// Algorithm 3's template over those pages ([`template_of_key_page`]).
+///
+/// "No CS" is fewer than `t` pages mapped (`t` taken as at least 1): below that no node can
+/// reach the threshold and the template would be empty, so the site gets SiteLevel(θ)'s
+/// templates instead. With `t = 1` one page is enough, as in the thesis's `n = 1` column
+/// (§5.2.2).
+///
+/// [`key_page`]: stencil_operators::site::menu_graph::key_page
+/// [`sort_links`]: stencil_operators::site::menu_graph::sort_links
+/// [`dom_distance`]: stencil_operators::site::menu_graph::dom_distance
+/// [`complete_subdigraph`]: stencil_operators::site::menu_graph::complete_subdigraph
+/// [`template_of_key_page`]: stencil_operators::site::etdm::template_of_key_page
+pub fn etdm_templates(crawl: &EtdmCrawl, n: usize, t: u32, cs: EtdmCs) -> EtdmTemplates {
+    let hosts = crawl
+        .sites
+        .iter()
+        .map(|(site, pages)| {
+            let (mut host, template) = etdm_site_template(pages, n, t, cs);
+            if template.is_none() {
+                host.site_level_templates = crawl.site_level.get(site).map_or(
+                    0,
+                    stencil_operators::site::site_level::HostModel::template_count,
+                );
+            }
+            (site.clone(), (host, template))
+        })
+        .collect();
+    EtdmTemplates { hosts }
+}
+
+/// [`etdm_over`]'s second pass over every page of `files`. On a site with an ETDM template
+/// ([`etdm_templates`]) the page's template nodes are those a largest ETDM of the template
+/// onto the page maps ([`template_nodes_exact`]); on the others, SiteLevel(θ)'s. `visit` gets
+/// each page with its DOM, its inside-template mask (below a wholly covered node, as
+/// [`rtdm_over`] marks them) and what was done for its host.
+///
+/// [`template_nodes_exact`]: stencil_operators::site::etdm::template_nodes_exact
+pub fn etdm_apply(
+    files: &[PathBuf],
+    crawl: &EtdmCrawl,
+    templates: &EtdmTemplates,
+    mut visit: impl FnMut(
+        &stencil_operators::reading::page::Page,
+        &stencil_operators::dom::Dom,
+        &[bool],
+        &EtdmHost,
+    ),
+) {
+    use stencil_operators::dom::subtree::summarize;
+    use stencil_operators::site::etdm::{label_tree_exact, template_nodes_exact};
+    use stencil_operators::site::rtdm::Limits as MapLimits;
+    use stencil_operators::site::rtdm_template::covered_roots;
+    use stencil_operators::site::site_level::{self as sl, Fingerprints, HostModel};
+    let unlabelled = HostModel::default();
+    let no_url = EtdmHost::default();
+    for_each_page_of(files, |page, dom| {
+        let site = sl::site_of(&page.host);
+        let (host, template) = templates
+            .hosts
+            .get(site)
+            .map_or((&no_url, None), |(h, t)| (h, t.as_ref()));
+        let inside = match template {
+            Some(template) => {
+                let tree = label_tree_exact(dom);
+                // A page too large to map keeps all its text, as in `rtdm_over`.
+                let covered = template_nodes_exact(template, &tree, MapLimits::default())
+                    .unwrap_or_else(|_| vec![false; dom.len()]);
+                let mut inside = covered_roots(&tree, &covered);
+                for i in 0..dom.len() {
+                    if let Some(parent) = dom.parent(i) {
+                        inside[i] |= inside[parent];
+                    }
+                }
+                inside
+            }
+            None => {
+                let model = crawl.site_level.get(site).unwrap_or(&unlabelled);
+                let sums = summarize(dom, &page.host);
+                let roots = sl::template_roots(dom, &sums, model, Fingerprints::Subtrees);
+                sl::inside_templates(dom, &roots)
+            }
+        };
+        visit(page, dom, &inside, host);
+    });
+}
+
 /// Every page of test WARC `files`, parsed with the default limits.
 fn for_each_page_of(
     files: &[PathBuf],

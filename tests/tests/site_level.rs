@@ -1,6 +1,9 @@
 //! SiteLevel(θ) against gold: the synthetic crawl's own gold, human main-content gold on real
 //! sites (dragnet, cleanportaleval), and SWDE's attribute values, which must survive.
 //!
+//! RTDM-TD (seed 002) and ETDM over a menu's complete subdigraph (seed 004) are measured beside
+//! SiteLevel(θ) on the same gold.
+//!
 //! These run the library path (`stencil_tests::site_level_over`); `jobs/tests/site.rs` checks
 //! that the timely job produces the same tables whatever the workers and processes.
 
@@ -11,7 +14,10 @@ use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
 use stencil_operators::site::site_level::{Fingerprints, Params};
 use stencil_operators::synth;
 use stencil_tests::gold::{self, tokens};
-use stencil_tests::{rtdm_over, shared_dir, site_level_over, warc_file};
+use stencil_tests::{
+    etdm_apply, etdm_crawl, etdm_over_with, etdm_templates, rtdm_over, shared_dir, site_level_over,
+    warc_file, EtdmCs, EtdmHost,
+};
 
 /// Text of the visible text nodes inside (or outside) templates, joined by spaces.
 fn visible_text(dom: &Dom, inside: &[bool], want_inside: bool) -> String {
@@ -30,7 +36,9 @@ fn visible_text(dom: &Dom, inside: &[bool], want_inside: bool) -> String {
 
 #[test]
 fn synthetic_crawl_templates_match_the_generators_gold() {
-    let crawl = synth::crawl(20, 30, 7);
+    // With each host's home page and the section pages its menu links to, as a crawl that
+    // follows the menu has them: seed 004's key page and complete subdigraph exist.
+    let crawl = synth::crawl_with_menu_pages(20, 30, 7);
     let gold: HashMap<String, Vec<Vec<usize>>> = crawl
         .iter()
         .map(|p| (p.url.clone(), p.template_paths.clone()))
@@ -40,9 +48,15 @@ fn synthetic_crawl_templates_match_the_generators_gold() {
         .map(|p| (p.url.as_str(), p.html.as_bytes()))
         .collect();
     let file = warc_file("synthetic.warc.gz", &pages);
-    for method in [Method::SiteLevel, Method::Rtdm(DEFAULT_SAMPLE_PAGES)] {
+    for method in [
+        Method::SiteLevel,
+        Method::Rtdm(DEFAULT_SAMPLE_PAGES),
+        ETDM,
+        ETDM_STAND_IN,
+    ] {
         let (mut tp, mut fp, mut fn_) = (0u64, 0u64, 0u64);
         let mut seen = 0;
+        let mut etdm_hosts: BTreeMap<String, EtdmHost> = BTreeMap::new();
         let mut count = |url: &str, dom: &Dom, inside: &[bool]| {
             seen += 1;
             let roots = &gold[url];
@@ -79,8 +93,33 @@ fn synthetic_crawl_templates_match_the_generators_gold() {
                     count(&page.url, dom, inside)
                 },
             ),
+            Method::Etdm { n, t, cs } => {
+                let files = std::slice::from_ref(&file);
+                etdm_over_with(files, n, t, cs, |page, dom, inside, host| {
+                    etdm_hosts.insert(page.host.clone(), host.clone());
+                    count(&page.url, dom, inside)
+                })
+            }
         }
-        assert_eq!(seen, 600);
+        assert_eq!(seen, crawl.len());
+        if let Method::Etdm { .. } = method {
+            // The home page is every host's key page and its menu's section pages link to
+            // one another: every host has its n-CS and an ETDM template. (Without the menu's
+            // pages, `synth::crawl`'s articles alone, no host has a CS: the jobs' tests check
+            // the fallback to SiteLevel(θ).)
+            let with_etdm = etdm_hosts.values().filter(|h| h.etdm).count();
+            let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
+            for host in etdm_hosts.values() {
+                *sizes.entry(host.cs_pages).or_default() += 1;
+            }
+            eprintln!(
+                "synthetic, {method:?}: {with_etdm} of {} hosts have an ETDM template, the others \
+                 SiteLevel's; hosts by CS size m: {sizes:?}",
+                etdm_hosts.len()
+            );
+            assert_eq!(etdm_hosts.len(), 20);
+            assert_eq!(with_etdm, 20);
+        }
         let precision = tp as f64 / (tp + fp) as f64;
         let recall = tp as f64 / (tp + fn_) as f64;
         eprintln!(
@@ -113,12 +152,34 @@ fn overlap(gold: &[String], text: &str) -> u64 {
 }
 
 /// A site-level method, as the tests run it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Method {
     SiteLevel,
     /// RTDM-TD with at most this many sample pages per host.
     Rtdm(u32),
+    /// ETDM over the key page's n pages `cs` chooses (seed 004's n-CS or a stand-in) with
+    /// threshold t; SiteLevel on hosts without a CS.
+    Etdm {
+        n: usize,
+        t: u32,
+        cs: EtdmCs,
+    },
 }
+
+/// Seed 004's configuration (§5.2.2: n = 3, t = 2).
+const ETDM: Method = Method::Etdm {
+    n: 3,
+    t: 2,
+    cs: EtdmCs::Links,
+};
+
+/// Seed 004's configuration over the stand-in CS ([`EtdmCs::Sample`]): the test data's pages
+/// do not link to one another, so this is how ETDM's own template is measured on them.
+const ETDM_STAND_IN: Method = Method::Etdm {
+    n: 3,
+    t: 2,
+    cs: EtdmCs::Sample,
+};
 
 /// What removing a host's templates takes from its pages, summed over them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -129,8 +190,76 @@ struct Removal {
     /// Tokens of the page that are not gold (multiset difference), and those removed.
     other_removed: u64,
     other: u64,
-    /// The host's template size (hashes for SiteLevel, nodes for RTDM), 0 when it has none.
+    /// The host's template size (hashes for SiteLevel, nodes for RTDM and ETDM), 0 when it
+    /// has none.
     template_size: u64,
+    /// ETDM only: 1 when the host's template is ETDM's (summed: hosts), 0 when SiteLevel
+    /// stood in; and the size m of the host's complete subdigraph.
+    etdm_hosts: u64,
+    cs_pages: u64,
+}
+
+/// [`Removal`] per host (as the gold names it), page by page.
+struct Accounts<'a> {
+    by_url: HashMap<&'a str, &'a gold::GoldPage>,
+    per_host: BTreeMap<String, Removal>,
+    /// Per URL, what does not depend on the templates: the gold's tokens, and how many gold
+    /// and other tokens the whole page holds (kept across runs over the same pages).
+    whole: HashMap<String, (Vec<String>, u64, u64)>,
+}
+
+impl<'a> Accounts<'a> {
+    fn new(pages: &'a [gold::GoldPage]) -> Self {
+        Accounts {
+            by_url: pages.iter().map(|p| (p.url.as_str(), p)).collect(),
+            per_host: BTreeMap::new(),
+            whole: HashMap::new(),
+        }
+    }
+
+    fn account(&mut self, url: &str, dom: &Dom, inside: &[bool], template_size: u64) {
+        let Some(gold_page) = self.by_url.get(url) else {
+            panic!("page {url} not in the gold");
+        };
+        // A gold token is lost when removing the template text takes it away: compare
+        // how many of the gold tokens the whole page and the page without templates hold
+        // (multisets). A plain overlap with the template text would count every "the" of
+        // a menu against the article.
+        let (gold_tokens, gold_all, other_all) =
+            self.whole.entry(url.to_string()).or_insert_with(|| {
+                let gold_tokens = tokens(&gold_page.gold_text);
+                let everything = visible_text(dom, &vec![false; inside.len()], false);
+                let gold_all = overlap(&gold_tokens, &everything);
+                let other_all = tokens(&everything).len() as u64 - gold_all;
+                (gold_tokens, gold_all, other_all)
+            });
+        let (gold_all, other_all) = (*gold_all, *other_all);
+        let kept = visible_text(dom, inside, false);
+        let gold_kept = overlap(gold_tokens, &kept);
+        let other_kept = tokens(&kept).len() as u64 - gold_kept;
+        let entry = self.per_host.entry(gold_page.host.clone()).or_default();
+        entry.gold_lost += gold_all - gold_kept;
+        entry.gold += gold_tokens.len() as u64;
+        entry.other_removed += other_all - other_kept;
+        entry.other += other_all;
+        entry.template_size = entry.template_size.max(template_size);
+    }
+
+    /// [`Accounts::account`] for a page of an ETDM run.
+    fn account_etdm(&mut self, url: &str, dom: &Dom, inside: &[bool], host: &EtdmHost) {
+        let size = if host.etdm {
+            host.template_nodes
+        } else {
+            host.site_level_templates
+        };
+        self.account(url, dom, inside, size as u64);
+        let Some(gold_page) = self.by_url.get(url) else {
+            panic!("page {url} not in the gold");
+        };
+        let entry = self.per_host.entry(gold_page.host.clone()).or_default();
+        entry.etdm_hosts = u64::from(host.etdm);
+        entry.cs_pages = host.cs_pages as u64;
+    }
 }
 
 /// Per host (as the gold names it), what removing `method`'s templates takes away.
@@ -139,45 +268,15 @@ fn removal_by_host(
     name: &str,
     method: Method,
 ) -> BTreeMap<String, Removal> {
-    let by_url: HashMap<&str, &gold::GoldPage> =
-        pages.iter().map(|p| (p.url.as_str(), p)).collect();
-    let bodies: Vec<(&str, &[u8])> = pages
-        .iter()
-        .map(|p| (p.url.as_str(), p.html.as_slice()))
-        .collect();
-    let file = warc_file(name, &bodies);
-    let mut per_host: BTreeMap<String, Removal> = BTreeMap::new();
-    let mut account = |url: &str, dom: &Dom, inside: &[bool], template_size: u64| {
-        let Some(gold_page) = by_url.get(url) else {
-            panic!("page {url} not in the gold");
-        };
-        // A gold token is lost when removing the template text takes it away: compare
-        // how many of the gold tokens the whole page and the page without templates hold
-        // (multisets). A plain overlap with the template text would count every "the" of
-        // a menu against the article.
-        let gold_tokens = tokens(&gold_page.gold_text);
-        let everything = visible_text(dom, &vec![false; inside.len()], false);
-        let kept = visible_text(dom, inside, false);
-        let (gold_all, gold_kept) = (
-            overlap(&gold_tokens, &everything),
-            overlap(&gold_tokens, &kept),
-        );
-        let other_all = tokens(&everything).len() as u64 - gold_all;
-        let other_kept = tokens(&kept).len() as u64 - gold_kept;
-        let entry = per_host.entry(gold_page.host.clone()).or_default();
-        entry.gold_lost += gold_all - gold_kept;
-        entry.gold += gold_tokens.len() as u64;
-        entry.other_removed += other_all - other_kept;
-        entry.other += other_all;
-        entry.template_size = entry.template_size.max(template_size);
-    };
+    let file = gold_warc(pages, name);
+    let mut accounts = Accounts::new(pages);
     match method {
         Method::SiteLevel => site_level_over(
             std::slice::from_ref(&file),
             &Params::default(),
             Fingerprints::Subtrees,
             |page, dom, _, inside, model| {
-                account(&page.url, dom, inside, model.template_count() as u64)
+                accounts.account(&page.url, dom, inside, model.template_count() as u64)
             },
         ),
         Method::Rtdm(max_pages) => rtdm_over(
@@ -185,12 +284,27 @@ fn removal_by_host(
             max_pages,
             |page, dom, inside, template| {
                 let size = template.map_or(0, |t| t.tree.len() as u64);
-                account(&page.url, dom, inside, size)
+                accounts.account(&page.url, dom, inside, size)
             },
         ),
+        Method::Etdm { n, t, cs } => {
+            let files = std::slice::from_ref(&file);
+            etdm_over_with(files, n, t, cs, |page, dom, inside, host| {
+                accounts.account_etdm(&page.url, dom, inside, host)
+            })
+        }
     }
     let _ = std::fs::remove_file(file);
-    per_host
+    accounts.per_host
+}
+
+/// The gold pages as a WARC file named `name`.
+fn gold_warc(pages: &[gold::GoldPage], name: &str) -> std::path::PathBuf {
+    let bodies: Vec<(&str, &[u8])> = pages
+        .iter()
+        .map(|p| (p.url.as_str(), p.html.as_slice()))
+        .collect();
+    warc_file(name, &bodies)
 }
 
 fn total(per_host: &BTreeMap<String, Removal>) -> Removal {
@@ -202,6 +316,8 @@ fn total(per_host: &BTreeMap<String, Removal>) -> Removal {
             other_removed: sum.other_removed + host.other_removed,
             other: sum.other + host.other,
             template_size: sum.template_size + host.template_size,
+            etdm_hosts: sum.etdm_hosts + host.etdm_hosts,
+            cs_pages: sum.cs_pages + host.cs_pages,
         })
 }
 
@@ -283,8 +399,14 @@ fn swde_books_attribute_values_stay_outside_templates() {
         .collect();
     let file = warc_file("swde-books.warc.gz", &bodies);
     let wanted = ["title", "author", "isbn_13"];
-    for method in [Method::SiteLevel, Method::Rtdm(DEFAULT_SAMPLE_PAGES)] {
+    for method in [
+        Method::SiteLevel,
+        Method::Rtdm(DEFAULT_SAMPLE_PAGES),
+        ETDM,
+        ETDM_STAND_IN,
+    ] {
         let mut ok = 0;
+        let mut etdm_hosts: BTreeMap<String, EtdmHost> = BTreeMap::new();
         let mut exceptions = Vec::new();
         let mut not_in_text = 0;
         let mut check = |url: &str, dom: &Dom, inside: &[bool]| {
@@ -322,6 +444,22 @@ fn swde_books_attribute_values_stay_outside_templates() {
                 max_pages,
                 |page, dom, inside, _| check(&page.url, dom, inside),
             ),
+            Method::Etdm { n, t, cs } => {
+                let files = std::slice::from_ref(&file);
+                etdm_over_with(files, n, t, cs, |page, dom, inside, host| {
+                    etdm_hosts.insert(page.host.clone(), host.clone());
+                    check(&page.url, dom, inside)
+                })
+            }
+        }
+        // SWDE's links carry a session id (`/books?id=4779530069995`) and reach no page of
+        // the crawl: over the n-CS the site has no CS and SiteLevel stands in; the stand-in
+        // CS measures ETDM's template.
+        for (host, info) in &etdm_hosts {
+            eprintln!("swde-books, {method:?}: {host}: {info:?}");
+        }
+        if method == ETDM_STAND_IN {
+            assert!(etdm_hosts.values().all(|h| h.etdm), "{etdm_hosts:?}");
         }
         eprintln!(
             "swde-books, {method:?}: {ok} of 2000 pages keep all title/author/ISBN values \
@@ -381,4 +519,234 @@ fn rtdm_templates_keep_main_content_and_remove_half_of_what_site_level_does() {
         removed >= 0.5 * site_level_removed,
         "RTDM-TD removes {removed:.3} of the other text, SiteLevel {site_level_removed:.3}"
     );
+}
+
+/// `per_host` restricted to the hosts `keep` says.
+fn hosts_where(
+    per_host: &BTreeMap<String, Removal>,
+    keep: impl Fn(&str) -> bool,
+) -> BTreeMap<String, Removal> {
+    per_host
+        .iter()
+        .filter(|(host, _)| keep(host))
+        .map(|(host, r)| (host.clone(), *r))
+        .collect()
+}
+
+/// Seed 004's ETDM (n = 3, t = 2) on the multi-page real hosts, against SiteLevel(θ), and over
+/// the stand-in CS.
+///
+/// The real hosts hardly have a CS: dragnet's pages come without URLs (the loader names them
+/// `https://{host}/dragnet/{id}`), so no page's link can reach another; of cleanportaleval's
+/// sites only bbc.co.uk's key page reaches a 3-CS (washingtonpost's reaches one page of the
+/// crawl). 38 of the 40 gold hosts fall back to SiteLevel, so the overall figures are
+/// SiteLevel's; the stand-in CS measures ETDM's own template on every host. On bbc.co.uk, with
+/// its real CS, ETDM removes 56% of the non-gold text and no gold (node equality on tag and
+/// id: with classes compared too, its key page's `<body class="news disable-wide-advert">`
+/// was not its CS pages' `<body class="news">` and nothing below the body was shared).
+#[test]
+fn etdm_templates_on_real_hosts() {
+    let Some((pages, _)) = multi_page_real_hosts() else {
+        return;
+    };
+    let site_level = removal_by_host(&pages, "real-sites-sl-etdm.warc.gz", Method::SiteLevel);
+    let per_host = removal_by_host(&pages, "real-sites-etdm.warc.gz", ETDM);
+    let sampled = removal_by_host(&pages, "real-sites-etdm-sample.warc.gz", ETDM_STAND_IN);
+    eprintln!(
+        "{:32} {:8} {:>2} {:>9} {:>9} {:>9} | stand-in: {:>9} {:>9} {:>8}",
+        "host",
+        "method",
+        "m",
+        "gold lost",
+        "removed",
+        "template",
+        "gold lost",
+        "removed",
+        "template"
+    );
+    for (host, r) in &per_host {
+        let s = &sampled[host];
+        eprintln!(
+            "{host:32} {:8} {:2} {:8.2}% {:8.1}% {:9} | stand-in: {:8.2}% {:8.1}% {:8}",
+            if r.etdm_hosts == 1 {
+                "etdm"
+            } else {
+                "fallback"
+            },
+            r.cs_pages,
+            100.0 * share(r.gold_lost, r.gold),
+            100.0 * share(r.other_removed, r.other),
+            r.template_size,
+            100.0 * share(s.gold_lost, s.gold),
+            100.0 * share(s.other_removed, s.other),
+            s.template_size
+        );
+    }
+    let all = total(&per_host);
+    let hosts = per_host.len() as u64;
+    let sl = total(&site_level);
+    let (lost, removed) = (
+        share(all.gold_lost, all.gold),
+        share(all.other_removed, all.other),
+    );
+    let site_level_removed = share(sl.other_removed, sl.other);
+    eprintln!(
+        "{ETDM:?}: {} of {hosts} hosts have a CS and an ETDM template, {:.0}% have none and \
+         fall back to SiteLevel; overall {:.3}% of gold tokens lost, {:.1}% of the other text \
+         removed (SiteLevel: {:.3}% and {:.1}%)",
+        all.etdm_hosts,
+        100.0 * share(hosts - all.etdm_hosts, hosts),
+        100.0 * lost,
+        100.0 * removed,
+        100.0 * share(sl.gold_lost, sl.gold),
+        100.0 * site_level_removed
+    );
+    let with_etdm = |host: &str| per_host[host].etdm_hosts == 1;
+    let (etdm_only, site_level_there) = (
+        total(&hosts_where(&per_host, with_etdm)),
+        total(&hosts_where(&site_level, with_etdm)),
+    );
+    eprintln!(
+        "  on the {} hosts with an ETDM template: ETDM {:.3}% gold lost, {:.1}% other removed; \
+         SiteLevel {:.3}% and {:.1}%",
+        all.etdm_hosts,
+        100.0 * share(etdm_only.gold_lost, etdm_only.gold),
+        100.0 * share(etdm_only.other_removed, etdm_only.other),
+        100.0 * share(site_level_there.gold_lost, site_level_there.gold),
+        100.0 * share(site_level_there.other_removed, site_level_there.other)
+    );
+    let stand_in = total(&sampled);
+    let (stand_in_lost, stand_in_removed) = (
+        share(stand_in.gold_lost, stand_in.gold),
+        share(stand_in.other_removed, stand_in.other),
+    );
+    eprintln!(
+        "{ETDM_STAND_IN:?} (not seed 004's CS): {} of {hosts} hosts with an ETDM template; \
+         {:.3}% of gold tokens lost, {:.1}% of the other text removed",
+        stand_in.etdm_hosts,
+        100.0 * stand_in_lost,
+        100.0 * stand_in_removed
+    );
+    // The CS search does find bbc.co.uk's (its gold names two hosts, one site).
+    assert!(all.etdm_hosts >= 1, "no real host has a CS");
+    // The bars hold for the method as specified, but mostly through SiteLevel standing in.
+    assert!(
+        lost <= 0.02,
+        "ETDM loses {:.3}% of gold tokens",
+        100.0 * lost
+    );
+    assert!(
+        removed >= 0.5 * site_level_removed,
+        "ETDM removes {removed:.3} of the other text, SiteLevel {site_level_removed:.3}"
+    );
+    // ETDM's own template meets the bars too (measured 0.163% lost and 37.8% removed against
+    // SiteLevel's 55.8%: the bar is 27.9%). Pages of two templates on one site
+    // (washingtonpost.com) stop the mapping at `<html>`; online.wsj.com's stops high too.
+    assert!(
+        stand_in_lost <= 0.02,
+        "ETDM (stand-in CS) loses {:.3}% of gold tokens",
+        100.0 * stand_in_lost
+    );
+    assert!(
+        stand_in_removed >= 0.5 * site_level_removed,
+        "ETDM (stand-in CS) removes {stand_in_removed:.3} of the other text, SiteLevel \
+         {site_level_removed:.3}"
+    );
+}
+
+/// Seed 004 §5.2.2's trade-off on the multi-page real hosts: ETDM's removal for n in 2..=5
+/// and t in 1..=3 (t ≤ n), over the n-CS (hosts without one fall back to SiteLevel) and over
+/// the stand-in CS, which every host has.
+#[test]
+fn etdm_n_and_t_trade_off_on_real_hosts() {
+    let Some((pages, _)) = multi_page_real_hosts() else {
+        return;
+    };
+    let file = gold_warc(&pages, "real-sites-etdm-sweep.warc.gz");
+    let files = std::slice::from_ref(&file);
+    let crawl = etdm_crawl(files);
+    let mut accounts = Accounts::new(&pages);
+    type Row = (f64, f64, u64, f64, f64);
+    // Per CS choice, (n, t) → (gold lost, other removed, hosts with an ETDM template, and the
+    // first two on those hosts only).
+    let mut table: BTreeMap<(bool, usize, u32), Row> = BTreeMap::new();
+    // The removal is a function of the sites' templates: configurations that find the same
+    // templates (most of the n-CS rows: only two sites have a CS) are measured once.
+    let mut measured: Vec<(Vec<Option<stencil_operators::site::rtdm::Tree>>, Row)> = Vec::new();
+    for cs in [EtdmCs::Links, EtdmCs::Sample] {
+        eprintln!(
+            "{cs:?}:  n  t | gold lost  other removed | ETDM hosts | on them: gold lost  \
+             other removed"
+        );
+        for n in 2..=5usize {
+            for t in 1..=3u32 {
+                if t as usize > n {
+                    continue;
+                }
+                let templates = etdm_templates(&crawl, n, t, cs);
+                let key: Vec<_> = templates.hosts.values().map(|(_, t)| t.clone()).collect();
+                let row = match measured.iter().find(|(k, _)| *k == key) {
+                    Some(&(_, row)) => row,
+                    None => {
+                        etdm_apply(files, &crawl, &templates, |page, dom, inside, host| {
+                            accounts.account_etdm(&page.url, dom, inside, host)
+                        });
+                        let per_host = std::mem::take(&mut accounts.per_host);
+                        let all = total(&per_host);
+                        let on = total(&hosts_where(&per_host, |h| per_host[h].etdm_hosts == 1));
+                        let row = (
+                            share(all.gold_lost, all.gold),
+                            share(all.other_removed, all.other),
+                            all.etdm_hosts,
+                            share(on.gold_lost, on.gold),
+                            share(on.other_removed, on.other),
+                        );
+                        measured.push((key, row));
+                        row
+                    }
+                };
+                eprintln!(
+                    "        {n}  {t} | {:8.3}%  {:12.1}% | {:10} | {:17.3}%  {:12.1}%",
+                    100.0 * row.0,
+                    100.0 * row.1,
+                    row.2,
+                    100.0 * row.3,
+                    100.0 * row.4
+                );
+                table.insert((cs == EtdmCs::Sample, n, t), row);
+            }
+        }
+    }
+    eprintln!("{} distinct sets of templates measured", measured.len());
+    let _ = std::fs::remove_file(file);
+    assert_eq!(table.len(), 2 * 11);
+    assert!(table.contains_key(&(false, 3, 2)) && table.contains_key(&(true, 3, 2)));
+    for (&(_, n, t), &(lost, ..)) in &table {
+        assert!(lost <= 0.02, "n {n} t {t}: {:.3}% gold lost", 100.0 * lost);
+    }
+    // Over the stand-in every host has an ETDM template, and a larger t keeps fewer nodes
+    // (a node mapped onto t + 1 pages is mapped onto t), so less is removed and less gold
+    // lost. With t = 1 the template is what any of the n pages shares, and the stand-in's n
+    // pages are among its n + 1: removal grows with n. (Over the n-CS neither need hold: a
+    // larger t sends more hosts to SiteLevel, which removes more.)
+    for n in 2..=5usize {
+        let hosts = table[&(true, n, 1)].2;
+        assert_eq!(hosts, 40, "n {n}");
+        for t in 2..=(n.min(3) as u32) {
+            let (less, more) = (table[&(true, n, t)], table[&(true, n, t - 1)]);
+            assert!(
+                less.0 <= more.0 && less.1 <= more.1,
+                "n {n}: t {t} {less:?} against t {} {more:?}",
+                t - 1
+            );
+        }
+        if n > 2 {
+            let (now, before) = (table[&(true, n, 1)], table[&(true, n - 1, 1)]);
+            assert!(
+                now.1 >= before.1,
+                "t 1: n {n} {now:?} against n {} {before:?}",
+                n - 1
+            );
+        }
+    }
 }
