@@ -230,6 +230,8 @@ pub struct HostRow {
     pub median_templated_fraction: Option<f64>,
     /// Means of the `pages` fractions, in `stencil_schemas::PAGE_FRACTIONS` order.
     pub mean_fractions: [Option<f64>; 7],
+    /// The site-level method whose templates the host has.
+    pub method: Option<String>,
 }
 
 pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, String> {
@@ -255,6 +257,9 @@ pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, 
         ]
         .into_iter()
         .chain((0..7).map(|k| optional_f64s(rows, |r| r.mean_fractions[k])))
+        .chain(std::iter::once(Arc::new(StringArray::from_iter(
+            rows.iter().map(|r| r.method.as_deref()),
+        )) as ArrayRef))
         .collect(),
     )
 }

@@ -50,6 +50,7 @@ fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
         if row.contains("\ttrue\t") {
             let columns: Vec<&str> = row.split('\t').collect();
             assert_eq!((columns[2], columns[5]), ("4", "3"), "{row}");
+            assert!(row.ends_with("\tetdm"), "{row}");
         }
     }
 
@@ -64,6 +65,11 @@ fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
     assert!(rows
         .iter()
         .all(|r| r.split('\t').nth(1) == Some("site-level")));
+    let hosts = common::rows(&out, "hosts");
+    assert!(
+        hosts.iter().all(|h| h.ends_with("\tsite-level")),
+        "{hosts:#?}"
+    );
 }
 
 #[test]

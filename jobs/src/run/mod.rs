@@ -936,6 +936,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, St
                     labelled: true,
                     min_count: 1,
                     template_hashes: templates,
+                    method: None,
                 },
             ));
         }

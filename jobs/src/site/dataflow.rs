@@ -527,6 +527,9 @@ pub enum HostFact {
         labelled: bool,
         min_count: u32,
         template_hashes: u64,
+        /// The method whose templates the host has (`Method::as_str`); `None` in `apply`,
+        /// which reads templates without knowing what made them.
+        method: Option<String>,
     },
     /// Visible characters inside templates and in all, of one page.
     Page { templated: u64, total: u64 },
@@ -544,6 +547,7 @@ impl HostFact {
             labelled: templates.labelled(),
             min_count: templates.min_count(),
             template_hashes: templates.template_size(),
+            method: Some(templates.method().as_str().to_string()),
         }
     }
 }
@@ -649,23 +653,30 @@ pub struct EncodedHostRow {
 
 impl EncodedHostRow {
     fn to_row(&self) -> HostRow {
-        let (pages, pages_sampled, labelled, min_count, template_hashes) = match self.model {
+        let (pages, pages_sampled, labelled, min_count, template_hashes, method) = match &self.model
+        {
             Some(HostFact::Model {
                 pages,
                 pages_sampled,
                 labelled,
                 min_count,
                 template_hashes,
+                method,
             }) => (
                 // `stencil apply` with site templates: they come without page counts.
-                if pages == 0 { self.scored_pages } else { pages },
-                pages_sampled,
-                labelled,
-                min_count,
-                template_hashes,
+                if *pages == 0 {
+                    self.scored_pages
+                } else {
+                    *pages
+                },
+                *pages_sampled,
+                *labelled,
+                *min_count,
+                *template_hashes,
+                method.clone(),
             ),
             // `stencil apply` without site templates: no statistics, only the scored pages.
-            _ => (self.scored_pages, 0, false, 0, 0),
+            _ => (self.scored_pages, 0, false, 0, 0, None),
         };
         HostRow {
             host: self.host.clone(),
@@ -683,6 +694,7 @@ impl EncodedHostRow {
             mean_templated_fraction: self.mean_bits.map(f64::from_bits),
             median_templated_fraction: self.median_bits.map(f64::from_bits),
             mean_fractions: self.mean_fraction_bits.map(|bits| bits.map(f64::from_bits)),
+            method,
         }
     }
 }

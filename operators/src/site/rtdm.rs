@@ -574,8 +574,11 @@ pub(crate) mod tests {
                 && is_ancestor(t1, a, x) == is_ancestor(t2, b, y);
             let left = |t: &Tree, p: u32, q: u32| p < q && !is_ancestor(t, p, q);
             let order = left(t1, x, a) == left(t2, y, b) && left(t1, a, x) == left(t2, b, y);
-            let restricted = !(t1.label(x) != t2.label(y) && is_ancestor(t1, x, a))
-                && !(t1.label(a) != t2.label(b) && is_ancestor(t1, a, x));
+            // No replaced pair has a mapped descendant.
+            let replaced_above = |p: (u32, u32), d: u32| {
+                t1.label(p.0) != t2.label(p.1) && is_ancestor(t1, p.0, d)
+            };
+            let restricted = !replaced_above((x, y), a) && !replaced_above((a, b), x);
             one_to_one && ancestry && order && restricted
         })
     }
