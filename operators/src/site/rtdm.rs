@@ -267,15 +267,23 @@ enum Step {
     Descend(u32),
 }
 
-/// The alignment of the child lists of two nodes with equal labels.
+/// The alignment of the child lists of two nodes with equal labels. Its children and its
+/// backtracking matrix live in arenas shared by all frames of a mapping ([`Arenas`]), and its
+/// two rows of costs are lent from a pool while it is being filled: a mapping makes a frame
+/// for every pair of equal-labelled siblings it descends into, and a few vectors each were
+/// most of the removal pass's time.
 struct Frame {
     a: u32,
     b: u32,
-    kids_a: Vec<u32>,
-    kids_b: Vec<u32>,
-    /// `(kids_a.len() + 1) × (kids_b.len() + 1)`, row-major; row 0 and column 0 included.
-    steps: Vec<Step>,
-    /// Costs of the previous and the current row.
+    /// Where its children start in [`Arenas::kids`]: the first tree's `len_a`, then the
+    /// second's `len_b`.
+    kids: usize,
+    len_a: usize,
+    len_b: usize,
+    /// Where its `(len_a + 1) × (len_b + 1)` steps start in [`Arenas::steps`], row-major; row 0
+    /// and column 0 included.
+    steps: usize,
+    /// Costs of the previous and the current row, while the frame is being filled.
     prev: Vec<u64>,
     cur: Vec<u64>,
     /// The next cell to fill.
@@ -287,24 +295,49 @@ struct Frame {
     cost: u64,
 }
 
+/// What the frames of one mapping share.
+#[derive(Default)]
+struct Arenas {
+    kids: Vec<u32>,
+    steps: Vec<Step>,
+    /// Cost rows of finished frames, for the next frames to reuse.
+    rows: Vec<Vec<u64>>,
+}
+
 impl Frame {
-    fn new(t1: &Tree, t2: &Tree, a: u32, b: u32) -> Frame {
-        let kids_a: Vec<u32> = t1.children(a).collect();
-        let kids_b: Vec<u32> = t2.children(b).collect();
-        let width = kids_b.len() + 1;
-        let mut steps = vec![Step::Delete; (kids_a.len() + 1) * width];
-        let mut cur = vec![0u64; width];
-        for (j, &kid) in kids_b.iter().enumerate() {
+    fn new(t1: &Tree, t2: &Tree, (a, b): (u32, u32), arenas: &mut Arenas) -> Frame {
+        let kids = arenas.kids.len();
+        arenas.kids.extend(t1.children(a));
+        let len_a = arenas.kids.len() - kids;
+        arenas.kids.extend(t2.children(b));
+        let len_b = arenas.kids.len() - kids - len_a;
+        let width = len_b + 1;
+        let steps = arenas.steps.len();
+        arenas
+            .steps
+            .resize(steps + (len_a + 1) * width, Step::Delete);
+        let row = |arenas: &mut Arenas| {
+            let mut row = arenas.rows.pop().unwrap_or_default();
+            row.clear();
+            row.resize(width, 0);
+            row
+        };
+        let mut cur = row(arenas);
+        let mut prev = row(arenas);
+        for j in 0..len_b {
+            let kid = arenas.kids[kids + len_a + j];
             cur[j + 1] = cur[j] + u64::from(t2.size(kid));
-            steps[j + 1] = Step::Insert;
+            arenas.steps[steps + j + 1] = Step::Insert;
         }
+        prev.copy_from_slice(&cur);
         Frame {
             a,
             b,
-            kids_a,
-            kids_b,
+            kids,
+            len_a,
+            len_b,
             steps,
-            prev: cur.clone(),
+            prev,
             cur,
             i: 1,
             j: 0,
@@ -314,11 +347,19 @@ impl Frame {
     }
 
     fn cells(&self) -> u64 {
-        self.steps.len() as u64
+        ((self.len_a + 1) * (self.len_b + 1)) as u64
     }
 
-    fn step(&self, i: usize, j: usize) -> Step {
-        self.steps[i * (self.kids_b.len() + 1) + j]
+    fn kid_a(&self, arenas: &Arenas, i: usize) -> u32 {
+        arenas.kids[self.kids + i]
+    }
+
+    fn kid_b(&self, arenas: &Arenas, j: usize) -> u32 {
+        arenas.kids[self.kids + self.len_a + j]
+    }
+
+    fn step_at(&self, i: usize, j: usize) -> usize {
+        self.steps + i * (self.len_b + 1) + j
     }
 }
 
@@ -360,17 +401,18 @@ fn map_in(t1: &Tree, t2: &Tree, limits: Limits, mode: Mode) -> Result<Mapping, T
         }
     };
     let (size1, size2) = (u64::from(t1.size(0)), u64::from(t2.size(0)));
+    let mut arenas = Arenas::default();
     let (cost, root_step, frames, cells) = match pair(0, 0) {
         Pair::Identical => (0, Step::Identical, Vec::new(), 0),
         Pair::Replace => (size1 + size2 - 1, Step::Replace, Vec::new(), 0),
         // Every mapped pair hangs from the roots' pair: without it nothing is mapped.
         Pair::Apart => (size1 + size2, Step::Delete, Vec::new(), 0),
         Pair::Descend => {
-            let (frames, cells) = align(t1, t2, &pair, limits)?;
+            let (frames, cells) = align(t1, t2, &pair, limits, &mut arenas)?;
             (frames[0].cost, Step::Descend(0), frames, cells)
         }
     };
-    read_back(t1, &frames, 0, 0, root_step, &mut image);
+    read_back(t1, &frames, &arenas, root_step, &mut image);
     Ok(Mapping { cost, image, cells })
 }
 
@@ -380,8 +422,9 @@ fn align(
     t2: &Tree,
     pair: &impl Fn(u32, u32) -> Pair,
     limits: Limits,
+    arenas: &mut Arenas,
 ) -> Result<(Vec<Frame>, u64), TooLarge> {
-    let root = Frame::new(t1, t2, 0, 0);
+    let root = Frame::new(t1, t2, (0, 0), arenas);
     let mut cells = root.cells();
     let mut frames = vec![root];
     let mut stack = vec![0u32];
@@ -397,27 +440,30 @@ fn align(
             .map(|c| (c, frames[c as usize].cost));
         loop {
             let frame = &mut frames[f];
-            let width = frame.kids_b.len() + 1;
+            let width = frame.len_b + 1;
             if frame.j == width {
                 frame.i += 1;
                 frame.j = 0;
                 std::mem::swap(&mut frame.prev, &mut frame.cur);
             }
-            if frame.i > frame.kids_a.len() {
+            if frame.i > frame.len_a {
                 frame.cost = frame.prev[width - 1];
+                // Its rows go back to the pool; the steps stay for the read-back.
+                arenas.rows.push(std::mem::take(&mut frame.prev));
+                arenas.rows.push(std::mem::take(&mut frame.cur));
                 stack.pop();
                 continue 'frames;
             }
             let (i, j) = (frame.i, frame.j);
-            let ka = frame.kids_a[i - 1];
+            let ka = frame.kid_a(arenas, i - 1);
             let size_a = u64::from(t1.size(ka));
             if j == 0 {
                 frame.cur[0] = frame.prev[0] + size_a;
-                frame.steps[i * width] = Step::Delete;
+                arenas.steps[frame.step_at(i, 0)] = Step::Delete;
                 frame.j = 1;
                 continue;
             }
-            let kb = frame.kids_b[j - 1];
+            let kb = frame.kid_b(arenas, j - 1);
             let size_b = u64::from(t2.size(kb));
             let delete = frame.prev[j] + size_a;
             let insert = frame.cur[j - 1] + size_b;
@@ -436,7 +482,7 @@ fn align(
                     if bound > delete.min(insert) {
                         None
                     } else {
-                        let child = Frame::new(t1, t2, ka, kb);
+                        let child = Frame::new(t1, t2, (ka, kb), arenas);
                         cells += child.cells();
                         if cells > limits.max_cells {
                             return Err(TooLarge { cells });
@@ -455,7 +501,7 @@ fn align(
                 _ => (insert, Step::Insert),
             };
             frame.cur[j] = cost;
-            frame.steps[i * width + j] = step;
+            arenas.steps[frame.step_at(i, j)] = step;
             frame.j += 1;
         }
     }
@@ -463,8 +509,8 @@ fn align(
 }
 
 /// Writes the mapping the frames chose into `image`, from the roots' step down.
-fn read_back(t1: &Tree, frames: &[Frame], a: u32, b: u32, step: Step, image: &mut [u32]) {
-    let mut pending = vec![(a, b, step)];
+fn read_back(t1: &Tree, frames: &[Frame], arenas: &Arenas, step: Step, image: &mut [u32]) {
+    let mut pending = vec![(0, 0, step)];
     while let Some((a, b, step)) = pending.pop() {
         match step {
             Step::Delete | Step::Insert => {}
@@ -479,14 +525,15 @@ fn read_back(t1: &Tree, frames: &[Frame], a: u32, b: u32, step: Step, image: &mu
                 image[a as usize] = b;
                 let frame = &frames[f as usize];
                 debug_assert_eq!((frame.a, frame.b), (a, b));
-                let (mut i, mut j) = (frame.kids_a.len(), frame.kids_b.len());
+                let (mut i, mut j) = (frame.len_a, frame.len_b);
                 while i > 0 || j > 0 {
-                    let step = frame.step(i, j);
+                    let step = arenas.steps[frame.step_at(i, j)];
                     match step {
                         Step::Delete => i -= 1,
                         Step::Insert => j -= 1,
                         _ => {
-                            pending.push((frame.kids_a[i - 1], frame.kids_b[j - 1], step));
+                            let (ka, kb) = (frame.kid_a(arenas, i - 1), frame.kid_b(arenas, j - 1));
+                            pending.push((ka, kb, step));
                             i -= 1;
                             j -= 1;
                         }
@@ -575,9 +622,8 @@ pub(crate) mod tests {
             let left = |t: &Tree, p: u32, q: u32| p < q && !is_ancestor(t, p, q);
             let order = left(t1, x, a) == left(t2, y, b) && left(t1, a, x) == left(t2, b, y);
             // No replaced pair has a mapped descendant.
-            let replaced_above = |p: (u32, u32), d: u32| {
-                t1.label(p.0) != t2.label(p.1) && is_ancestor(t1, p.0, d)
-            };
+            let replaced_above =
+                |p: (u32, u32), d: u32| t1.label(p.0) != t2.label(p.1) && is_ancestor(t1, p.0, d);
             let restricted = !replaced_above((x, y), a) && !replaced_above((a, b), x);
             one_to_one && ancestry && order && restricted
         })
