@@ -14,6 +14,7 @@ use std::rc::Rc;
 
 use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::VecCollection;
 use serde::{Deserialize, Serialize};
 use stencil_operators::site::etdm::template_of_key_page;
 use stencil_operators::site::menu_graph::{key_page_and_cs, GraphPage};
@@ -21,6 +22,7 @@ use stencil_operators::site::rtdm::{Limits, Tree};
 use stencil_operators::site::rtdm_template::find_template;
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
 use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
+use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
 
@@ -219,10 +221,9 @@ pub fn learn_mapped(
     sample_pages: u32,
     limits: Limits,
 ) -> HashMap<String, HostTemplates> {
-    type Back = Rc<RefCell<Vec<((u64, (u64, u32, u64, SentTemplate)), isize)>>>;
     let names = host_names(&local.pages);
     let me = worker.index() as u64;
-    let back: Back = Rc::default();
+    let back: Back<(u64, u32, u64, SentTemplate)> = Rc::default();
     let sink = back.clone();
 
     let (mut pages_in, mut trees_in, mut holders_in, probe) =
@@ -264,19 +265,12 @@ pub fn learn_mapped(
                     });
                 out.push(((sampled, largest, template), 1isize));
             });
-            let (probe, _) = pages
-                .count()
-                .join(templates)
-                .map(|(host, (total, (sampled, largest, template)))| {
+            let found = pages.count().join(templates).map(
+                |(host, (total, (sampled, largest, template)))| {
                     (host, (total as u64, sampled, largest, template))
-                })
-                .join(holders)
-                .inner
-                .exchange(|((_, (_, holder)), _, _)| *holder)
-                .inspect(move |((host, (found, _)), _, diff)| {
-                    sink.borrow_mut().push(((*host, found.clone()), *diff))
-                })
-                .probe();
+                },
+            );
+            let probe = back_to_holders(found, holders, sink);
             (pages_in, trees_in, holders_in, probe)
         });
 
@@ -337,14 +331,13 @@ pub fn learn_key_pages(
     local: LocalLinks,
     n: usize,
 ) -> HashMap<String, (u64, Vec<u64>)> {
-    type Back = Rc<RefCell<Vec<((u64, (u64, Vec<u64>)), isize)>>>;
     let names: HashMap<u64, String> = local
         .pages
         .iter()
         .map(|(host, _)| (host_key(host), host.clone()))
         .collect();
     let me = worker.index() as u64;
-    let back: Back = Rc::default();
+    let back: Back<(u64, Vec<u64>)> = Rc::default();
     let sink = back.clone();
     let (mut pages_in, mut holders_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
         let (pages_in, pages) = scope.new_collection::<(u64, GraphPage), isize>();
@@ -361,14 +354,7 @@ pub fn learn_key_pages(
                 out.push((found, 1isize));
             }
         });
-        let (probe, _) = chosen
-            .join(holders)
-            .inner
-            .exchange(|((_, (_, holder)), _, _)| *holder)
-            .inspect(move |((host, (found, _)), _, diff)| {
-                sink.borrow_mut().push(((*host, found.clone()), *diff))
-            })
-            .probe();
+        let probe = back_to_holders(chosen, holders, sink);
         (pages_in, holders_in, probe)
     });
     for host in names.keys() {
@@ -405,10 +391,9 @@ pub fn learn_etdm<'a>(
     limits: Limits,
 ) -> HashMap<String, (Tree, u32)> {
     type Found = (Vec<u64>, Vec<u32>, u32);
-    type Back = Rc<RefCell<Vec<((u64, Found), isize)>>>;
     let names: HashMap<u64, String> = hosts.map(|host| (host_key(host), host.clone())).collect();
     let me = worker.index() as u64;
-    let back: Back = Rc::default();
+    let back: Back<Found> = Rc::default();
     let sink = back.clone();
     let (mut trees_in, mut holders_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
         let (trees_in, trees) = scope.new_collection::<(u64, (u32, Vec<u64>, Vec<u32>)), isize>();
@@ -437,14 +422,7 @@ pub fn learn_etdm<'a>(
                 ));
             }
         });
-        let (probe, _) = templates
-            .join(holders)
-            .inner
-            .exchange(|((_, (_, holder)), _, _)| *holder)
-            .inspect(move |((host, (found, _)), _, diff)| {
-                sink.borrow_mut().push(((*host, found.clone()), *diff))
-            })
-            .probe();
+        let probe = back_to_holders(templates, holders, sink);
         (trees_in, holders_in, probe)
     });
     for host in names.keys() {
@@ -471,6 +449,31 @@ pub fn learn_etdm<'a>(
             ))
         })
         .collect()
+}
+
+/// What comes back to a worker from a dataflow of [`back_to_holders`]: (host key, value) with
+/// its multiplicity.
+type Back<D> = Rc<RefCell<Vec<((u64, D), isize)>>>;
+
+/// Sends each host's value in `found` to every worker holding pages of the host (`holders`:
+/// (host key, worker)), where it lands in `sink`; the probe says when all has arrived.
+fn back_to_holders<'scope, D>(
+    found: VecCollection<'scope, u64, (u64, D)>,
+    holders: VecCollection<'scope, u64, (u64, u64)>,
+    sink: Back<D>,
+) -> ProbeHandle<u64>
+where
+    D: differential_dataflow::ExchangeData,
+{
+    let (probe, _) = found
+        .join(holders)
+        .inner
+        .exchange(|((_, (_, holder)), _, _)| *holder)
+        .inspect(move |((host, (value, _)), _, diff)| {
+            sink.borrow_mut().push(((*host, value.clone()), *diff))
+        })
+        .probe();
+    probe
 }
 
 /// Each host's name by its key ([`host_key`]), for the hosts a worker read.
