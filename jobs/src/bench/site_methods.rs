@@ -62,8 +62,11 @@ struct Removal {
 }
 
 /// A mapping method's detection, per host.
+/// A detection stage's figures: the fastest round's seconds, each host's fastest seconds,
+/// and what the last round found.
 struct Detection {
-    seconds: Vec<f64>,
+    seconds: f64,
+    host_seconds: Vec<f64>,
     /// Each host's template, if it has one.
     templates: Vec<Option<Tree>>,
     too_large: u32,
@@ -168,36 +171,18 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
     // RTDM-TD as the job runs it: every host's sample labelled (the job cannot know a host
     // will stay small), FindTemplate for the hosts with enough pages. Only the final sample
     // is labelled here; the job also labels pages that a smaller key later evicts.
-    let mut rtdm_s = f64::INFINITY;
-    let mut rtdm_host_s = vec![f64::INFINITY; hosts.len()];
     let mut rtdm_sample_bytes = vec![0usize; hosts.len()];
-    let mut rtdm = None;
-    for _ in 0..rounds.max(1) {
-        let mut found = Detection {
-            seconds: vec![0.0; hosts.len()],
-            templates: Vec::with_capacity(hosts.len()),
-            too_large: 0,
-        };
-        for (h, host) in hosts.iter().enumerate() {
-            let start = Instant::now();
-            let sample = &host.distinct[..host.distinct.len().min(DEFAULT_SAMPLE_PAGES as usize)];
-            let trees: Vec<Tree> = sample.iter().map(|&k| label_tree(&doms[k])).collect();
-            rtdm_sample_bytes[h] = TREE_NODE_BYTES * trees.iter().map(Tree::len).sum::<usize>();
-            let template = host
-                .learned(&params)
-                .then(|| find_template(trees, DEFAULT_SAMPLE_PAGES, limits))
-                .flatten();
-            found.seconds[h] = start.elapsed().as_secs_f64();
-            found.too_large += template.as_ref().map_or(0, |t| t.pages_too_large);
-            found.templates.push(template.map(|t| t.tree));
-        }
-        rtdm_s = rtdm_s.min(found.seconds.iter().sum());
-        keep_min(&mut rtdm_host_s, &found.seconds);
-        rtdm = Some(found);
-    }
-    let Some(rtdm) = rtdm else {
-        return;
-    };
+    let rtdm = best_detection(rounds, &hosts, |h, host| {
+        let sample = &host.distinct[..host.distinct.len().min(DEFAULT_SAMPLE_PAGES as usize)];
+        let trees: Vec<Tree> = sample.iter().map(|&k| label_tree(&doms[k])).collect();
+        rtdm_sample_bytes[h] = TREE_NODE_BYTES * trees.iter().map(Tree::len).sum::<usize>();
+        let template = host
+            .learned(&params)
+            .then(|| find_template(trees, DEFAULT_SAMPLE_PAGES, limits))
+            .flatten();
+        let too_large = template.as_ref().map_or(0, |t| t.pages_too_large);
+        (template.map(|t| t.tree), too_large)
+    });
     let rtdm_removal = best_removal(rounds, &hosts, &rtdm.templates, pages, |template, k| {
         let labelled = Instant::now();
         let tree = label_tree(&doms[k]);
@@ -210,43 +195,25 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
 
     // Not seed 004's template: its key page and complete subdigraph need the link graph. The
     // first pages by URL key cost the same to map, which is what is measured here.
-    let mut etdm_s = f64::INFINITY;
-    let mut etdm_host_s = vec![f64::INFINITY; hosts.len()];
-    let mut etdm = None;
-    for _ in 0..rounds.max(1) {
-        let mut found = Detection {
-            seconds: vec![0.0; hosts.len()],
-            templates: Vec::with_capacity(hosts.len()),
-            too_large: 0,
-        };
-        for (h, host) in hosts.iter().enumerate() {
-            if !host.learned(&params) {
-                found.templates.push(None);
-                continue;
-            }
-            let start = Instant::now();
-            let trees: Vec<Tree> = host
-                .distinct
-                .iter()
-                .take(ETDM_PAGES)
-                .map(|&k| label_tree_exact(&doms[k]))
-                .collect();
-            let template = trees
-                .split_first()
-                .map(|(key, cs)| template_of_key_page(key, cs, ETDM_THRESHOLD, limits));
-            found.seconds[h] = start.elapsed().as_secs_f64();
-            found.too_large += template.as_ref().map_or(0, |t| t.pages_too_large);
-            found
-                .templates
-                .push(template.map(|t| t.tree).filter(|t| !t.is_empty()));
+    let etdm = best_detection(rounds, &hosts, |_, host| {
+        if !host.learned(&params) {
+            return (None, 0);
         }
-        etdm_s = etdm_s.min(found.seconds.iter().sum());
-        keep_min(&mut etdm_host_s, &found.seconds);
-        etdm = Some(found);
-    }
-    let Some(etdm) = etdm else {
-        return;
-    };
+        let trees: Vec<Tree> = host
+            .distinct
+            .iter()
+            .take(ETDM_PAGES)
+            .map(|&k| label_tree_exact(&doms[k]))
+            .collect();
+        let template = trees
+            .split_first()
+            .map(|(key, cs)| template_of_key_page(key, cs, ETDM_THRESHOLD, limits));
+        let too_large = template.as_ref().map_or(0, |t| t.pages_too_large);
+        (
+            template.map(|t| t.tree).filter(|t| !t.is_empty()),
+            too_large,
+        )
+    });
     let etdm_removal = best_removal(rounds, &hosts, &etdm.templates, pages, |template, k| {
         let labelled = Instant::now();
         let tree = label_tree_exact(&doms[k]);
@@ -373,25 +340,21 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
         ),
         "—".to_string(),
     );
-    for (name, total_s, host_s, found) in [
+    for (name, found) in [
         (
             "RTDM-TD detection (≤ 25 sample trees labelled + FindTemplate)",
-            rtdm_s,
-            &rtdm_host_s,
             &rtdm,
         ),
         (
             "ETDM detection (template from the first 4 pages by URL key, not the n-CS)",
-            etdm_s,
-            &etdm_host_s,
             &etdm,
         ),
     ] {
         let templates: Vec<&Tree> = found.templates.iter().flatten().collect();
         detection(
             name,
-            total_s,
-            host_s,
+            found.seconds,
+            &found.host_seconds,
             templates.len(),
             format!("{:.0} nodes", mean_of(templates.iter().map(|t| t.len()))),
             found.too_large.to_string(),
@@ -439,6 +402,36 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
             .filter_map(|(t, name)| Some((TREE_NODE_BYTES * t.as_ref()?.len(), name)))
             .collect(),
     );
+}
+
+/// The fastest of `rounds` detections over every host: `detect` finds host `h`'s template,
+/// with the sample pages it left out as too large to map.
+fn best_detection(
+    rounds: usize,
+    hosts: &[Host],
+    mut detect: impl FnMut(usize, &Host) -> (Option<Tree>, u32),
+) -> Detection {
+    let mut best = Detection {
+        seconds: f64::INFINITY,
+        host_seconds: vec![f64::INFINITY; hosts.len()],
+        templates: Vec::new(),
+        too_large: 0,
+    };
+    for _ in 0..rounds.max(1) {
+        let mut round_seconds = vec![0.0; hosts.len()];
+        let (mut templates, mut too_large) = (Vec::with_capacity(hosts.len()), 0);
+        for (h, host) in hosts.iter().enumerate() {
+            let start = Instant::now();
+            let (template, left_out) = detect(h, host);
+            round_seconds[h] = start.elapsed().as_secs_f64();
+            too_large += left_out;
+            templates.push(template);
+        }
+        best.seconds = best.seconds.min(round_seconds.iter().sum());
+        keep_min(&mut best.host_seconds, &round_seconds);
+        (best.templates, best.too_large) = (templates, too_large);
+    }
+    best
 }
 
 /// The fastest round of a removal over every page of every host with a template. `remove`
