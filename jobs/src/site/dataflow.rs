@@ -235,15 +235,9 @@ pub fn learn_mapped(
             // A URL read twice (by two workers) counts once: values arrive sorted, so the
             // first tree of a key is the smallest copy, whoever read it.
             let templates = trees.reduce(move |_host, pages, out| {
-                let mut sample: Vec<&SentTree> = Vec::with_capacity(k);
-                for (page, _) in pages {
-                    if sample.last().is_none_or(|last| last.0 != page.0) {
-                        if sample.len() == k {
-                            break;
-                        }
-                        sample.push(*page);
-                    }
-                }
+                let mut sample: Vec<&SentTree> = pages.iter().map(|(page, _)| *page).collect();
+                sample.dedup_by_key(|page| page.0);
+                sample.truncate(k);
                 let largest = sample.last().map_or(0, |page| page.0);
                 let sampled = sample.len() as u32;
                 let template = (sampled >= min_host_pages.max(2))
@@ -290,11 +284,9 @@ pub fn learn_mapped(
     holders_in.flush();
     crate::cluster::finish_round(worker, &probe);
 
-    let mut found = back.take();
-    consolidate(&mut found);
     let mut templates = HashMap::new();
-    for ((host, (pages, pages_sampled, sample_max_key, template)), diff) in found {
-        let Some(name) = names.get(&host).filter(|_| diff > 0) else {
+    for (host, (pages, pages_sampled, sample_max_key, template)) in arrived(back) {
+        let Some(name) = names.get(&host) else {
             continue;
         };
         let template = template.and_then(|(labels, ends, pages_used, _too_large)| {
@@ -344,12 +336,9 @@ pub fn learn_key_pages(
         let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
         // A URL read twice counts once: the first copy of a key in sorted order.
         let chosen = pages.reduce(move |_host, pages, out| {
-            let mut distinct: Vec<GraphPage> = Vec::with_capacity(pages.len());
-            for (page, _) in pages {
-                if distinct.last().is_none_or(|last| last.key != page.key) {
-                    distinct.push((*page).clone());
-                }
-            }
+            let mut firsts: Vec<&GraphPage> = pages.iter().map(|(page, _)| *page).collect();
+            firsts.dedup_by_key(|page| page.key);
+            let distinct: Vec<GraphPage> = firsts.into_iter().cloned().collect();
             if let Some(found) = key_page_and_cs(&distinct, n) {
                 out.push((found, 1isize));
             }
@@ -368,12 +357,8 @@ pub fn learn_key_pages(
     pages_in.flush();
     holders_in.flush();
     crate::cluster::finish_round(worker, &probe);
-    let mut found = back.take();
-    consolidate(&mut found);
-    found
-        .into_iter()
-        .filter(|(_, diff)| *diff > 0)
-        .filter_map(|((host, chosen), _)| Some((names.get(&host)?.clone(), chosen)))
+    arrived(back)
+        .filter_map(|(host, chosen)| Some((names.get(&host)?.clone(), chosen)))
         .collect()
 }
 
@@ -400,12 +385,9 @@ pub fn learn_etdm<'a>(
         let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
         let templates = trees.reduce(move |_host, pages, out| {
             // One tree per place (a page read twice: the smallest copy).
-            let mut chosen: Vec<&(u32, Vec<u64>, Vec<u32>)> = Vec::new();
-            for (page, _) in pages {
-                if chosen.last().is_none_or(|last| last.0 != page.0) {
-                    chosen.push(*page);
-                }
-            }
+            let mut chosen: Vec<&(u32, Vec<u64>, Vec<u32>)> =
+                pages.iter().map(|(page, _)| *page).collect();
+            chosen.dedup_by_key(|page| page.0);
             let tree = |(_, labels, ends): &(u32, Vec<u64>, Vec<u32>)| {
                 Tree::new(labels.clone(), ends.clone()).ok()
             };
@@ -437,12 +419,8 @@ pub fn learn_etdm<'a>(
     trees_in.flush();
     holders_in.flush();
     crate::cluster::finish_round(worker, &probe);
-    let mut found = back.take();
-    consolidate(&mut found);
-    found
-        .into_iter()
-        .filter(|(_, diff)| *diff > 0)
-        .filter_map(|((host, (labels, ends, used)), _)| {
+    arrived(back)
+        .filter_map(|(host, (labels, ends, used))| {
             Some((
                 names.get(&host)?.clone(),
                 (Tree::new(labels, ends).ok()?, used),
@@ -474,6 +452,17 @@ where
         })
         .probe();
     probe
+}
+
+/// What [`back_to_holders`] delivered to this worker once its dataflow is done: each (host
+/// key, value) that is present.
+fn arrived<D: Ord>(back: Back<D>) -> impl Iterator<Item = (u64, D)> {
+    let mut found = back.take();
+    consolidate(&mut found);
+    found
+        .into_iter()
+        .filter(|(_, diff)| *diff > 0)
+        .map(|(found, _)| found)
 }
 
 /// Each host's name by its key ([`host_key`]), for the hosts a worker read.
