@@ -199,6 +199,18 @@ struct Removal {
     cs_pages: u64,
 }
 
+impl Removal {
+    /// The share of gold main-content tokens lost with the templates.
+    fn lost(&self) -> f64 {
+        share(self.gold_lost, self.gold)
+    }
+
+    /// The share of the other tokens removed with the templates.
+    fn removed(&self) -> f64 {
+        share(self.other_removed, self.other)
+    }
+}
+
 /// [`Removal`] per host (as the gold names it), page by page.
 struct Accounts<'a> {
     by_url: HashMap<&'a str, &'a gold::GoldPage>,
@@ -348,18 +360,18 @@ fn real_sites_lose_at_most_two_percent_of_main_content_to_templates() {
             "{host:32} gold tokens {:7}  in templates {:6} ({:5.2}%)  template hashes {}",
             removal.gold,
             removal.gold_lost,
-            100.0 * share(removal.gold_lost, removal.gold),
+            100.0 * removal.lost(),
             removal.template_size
         );
     }
     let all = total(&per_host);
-    let lost = share(all.gold_lost, all.gold);
+    let lost = all.lost();
     eprintln!(
         "overall: {} of {} gold tokens in template text ({:.3}%); {:.1}% of the other text removed",
         all.gold_lost,
         all.gold,
         100.0 * lost,
-        100.0 * share(all.other_removed, all.other)
+        100.0 * all.removed()
     );
     assert!(
         lost <= 0.02,
@@ -491,23 +503,20 @@ fn rtdm_templates_keep_main_content_and_remove_half_of_what_site_level_does() {
     for (host, r) in &per_host {
         eprintln!(
             "{host:32} gold lost {:5.2}%  other text removed {:5.1}%  template nodes {}",
-            100.0 * share(r.gold_lost, r.gold),
-            100.0 * share(r.other_removed, r.other),
+            100.0 * r.lost(),
+            100.0 * r.removed(),
             r.template_size
         );
     }
     let rtdm = total(&per_host);
-    let (lost, removed) = (
-        share(rtdm.gold_lost, rtdm.gold),
-        share(rtdm.other_removed, rtdm.other),
-    );
-    let site_level_removed = share(site_level.other_removed, site_level.other);
+    let (lost, removed) = (rtdm.lost(), rtdm.removed());
+    let site_level_removed = site_level.removed();
     eprintln!(
         "RTDM-TD: {:.3}% of gold tokens lost, {:.1}% of the other text removed \
          (SiteLevel: {:.3}% and {:.1}%)",
         100.0 * lost,
         100.0 * removed,
-        100.0 * share(site_level.gold_lost, site_level.gold),
+        100.0 * site_level.lost(),
         100.0 * site_level_removed
     );
     assert!(
@@ -574,22 +583,19 @@ fn etdm_templates_on_real_hosts() {
                 "fallback"
             },
             r.cs_pages,
-            100.0 * share(r.gold_lost, r.gold),
-            100.0 * share(r.other_removed, r.other),
+            100.0 * r.lost(),
+            100.0 * r.removed(),
             r.template_size,
-            100.0 * share(s.gold_lost, s.gold),
-            100.0 * share(s.other_removed, s.other),
+            100.0 * s.lost(),
+            100.0 * s.removed(),
             s.template_size
         );
     }
     let all = total(&per_host);
     let hosts = per_host.len() as u64;
     let sl = total(&site_level);
-    let (lost, removed) = (
-        share(all.gold_lost, all.gold),
-        share(all.other_removed, all.other),
-    );
-    let site_level_removed = share(sl.other_removed, sl.other);
+    let (lost, removed) = (all.lost(), all.removed());
+    let site_level_removed = sl.removed();
     eprintln!(
         "{ETDM:?}: {} of {hosts} hosts have a CS and an ETDM template, {:.0}% have none and \
          fall back to SiteLevel; overall {:.3}% of gold tokens lost, {:.1}% of the other text \
@@ -598,7 +604,7 @@ fn etdm_templates_on_real_hosts() {
         100.0 * share(hosts - all.etdm_hosts, hosts),
         100.0 * lost,
         100.0 * removed,
-        100.0 * share(sl.gold_lost, sl.gold),
+        100.0 * sl.lost(),
         100.0 * site_level_removed
     );
     let with_etdm = |host: &str| per_host[host].etdm_hosts == 1;
@@ -610,16 +616,13 @@ fn etdm_templates_on_real_hosts() {
         "  on the {} hosts with an ETDM template: ETDM {:.3}% gold lost, {:.1}% other removed; \
          SiteLevel {:.3}% and {:.1}%",
         all.etdm_hosts,
-        100.0 * share(etdm_only.gold_lost, etdm_only.gold),
-        100.0 * share(etdm_only.other_removed, etdm_only.other),
-        100.0 * share(site_level_there.gold_lost, site_level_there.gold),
-        100.0 * share(site_level_there.other_removed, site_level_there.other)
+        100.0 * etdm_only.lost(),
+        100.0 * etdm_only.removed(),
+        100.0 * site_level_there.lost(),
+        100.0 * site_level_there.removed()
     );
     let stand_in = total(&sampled);
-    let (stand_in_lost, stand_in_removed) = (
-        share(stand_in.gold_lost, stand_in.gold),
-        share(stand_in.other_removed, stand_in.other),
-    );
+    let (stand_in_lost, stand_in_removed) = (stand_in.lost(), stand_in.removed());
     eprintln!(
         "{ETDM_STAND_IN:?} (not seed 004's CS): {} of {hosts} hosts with an ETDM template; \
          {:.3}% of gold tokens lost, {:.1}% of the other text removed",
@@ -695,11 +698,11 @@ fn etdm_n_and_t_trade_off_on_real_hosts() {
                         let all = total(&per_host);
                         let on = total(&hosts_where(&per_host, |h| per_host[h].etdm_hosts == 1));
                         let row = (
-                            share(all.gold_lost, all.gold),
-                            share(all.other_removed, all.other),
+                            all.lost(),
+                            all.removed(),
                             all.etdm_hosts,
-                            share(on.gold_lost, on.gold),
-                            share(on.other_removed, on.other),
+                            on.lost(),
+                            on.removed(),
                         );
                         measured.push((key, row));
                         row
