@@ -131,6 +131,7 @@ mod tests {
     use super::*;
     use crate::dom::parse;
     use crate::site::rtdm::tests::parse as tree;
+    use crate::site::rtdm_template::tests::text_of;
     use crate::xorshift;
 
     const DEPTH: usize = 512;
@@ -145,13 +146,6 @@ mod tests {
              <div class=\"content\"><h1>{body}</h1><p>{body} text</p></div>\
              <footer>© Example</footer></body></html>"
         )
-    }
-
-    fn texts(dom: &Dom, nodes: &[bool]) -> Vec<String> {
-        (0..dom.len())
-            .filter(|&i| nodes[i])
-            .filter_map(|i| dom.visible_text(i).map(|t| t.trim().to_string()))
-            .collect()
     }
 
     #[test]
@@ -170,7 +164,7 @@ mod tests {
         let at = |t| {
             let template = template_of_key_page(&key_tree, &cs, t, Limits::default());
             assert_eq!((template.pages_used, template.pages_too_large), (3, 0));
-            texts(&key, &template.in_template)
+            text_of(&key, &template.in_template)
         };
         // Every page has a second menu entry, so "sport"'s entry is template skeleton at
         // t = 3; its text is on two pages, "tv"'s on one.
@@ -197,7 +191,7 @@ mod tests {
         let covered =
             template_nodes_exact(&template.tree, &label_tree_exact(&other), Limits::default())
                 .unwrap();
-        assert_eq!(texts(&other, &covered), ["news", "sport", "© Example"]);
+        assert_eq!(text_of(&other, &covered), ["news", "sport", "© Example"]);
         // The page's own heading and paragraph are content, their skeleton template.
         let h1 = (0..other.len())
             .find(|&i| other.tag(i).is_some_and(|t| &**t == "h1"))

@@ -680,6 +680,13 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// Asserts that `pairs`, added one by one, keep [`compatible`]'s conditions.
+    fn assert_is_mapping(t1: &Tree, t2: &Tree, pairs: &[(u32, u32)], round: u64) {
+        for (k, &(a, b)) in pairs.iter().enumerate() {
+            assert!(compatible(t1, t2, &pairs[..k], a, b), "round {round}");
+        }
+    }
+
     #[test]
     fn cost_equals_brute_force_on_random_trees() {
         let mut state = 0x2545_f491_4f6c_dd1d;
@@ -699,11 +706,7 @@ pub(crate) mod tests {
             );
             // The mapping returned is itself a restricted top-down mapping of that cost.
             let pairs = pairs_of(&mapping);
-            let mut checked = Vec::new();
-            for &(a, b) in &pairs {
-                assert!(compatible(&t1, &t2, &checked, a, b), "round {round}");
-                checked.push((a, b));
-            }
+            assert_is_mapping(&t1, &t2, &pairs, round);
             assert_eq!(cost_of(&t1, &t2, &pairs), mapping.cost, "round {round}");
             descended += usize::from(mapping.cells > 0);
             let (c1, c2) = classes(&t1, &t2);
@@ -743,11 +746,9 @@ pub(crate) mod tests {
             );
             // The mapping returned is an exact top-down mapping of that size.
             let pairs = pairs_of(&exact);
-            let mut checked = Vec::new();
+            assert_is_mapping(&t1, &t2, &pairs, round);
             for &(a, b) in &pairs {
                 assert_eq!(t1.label(a), t2.label(b), "round {round}");
-                assert!(compatible(&t1, &t2, &checked, a, b), "round {round}");
-                checked.push((a, b));
             }
             let mapped = pairs.len() as u64;
             assert_eq!(exact.cost, (t1.len() + t2.len()) as u64 - 2 * mapped);

@@ -154,7 +154,7 @@ pub fn covered_roots(page: &Tree, covered: &[bool]) -> Vec<bool> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::dom::parse;
     use crate::site::rtdm::tests::parse as tree;
@@ -169,7 +169,8 @@ mod tests {
         )
     }
 
-    fn text_of(dom: &Dom, nodes: &[bool]) -> Vec<String> {
+    /// The trimmed visible texts of the nodes `nodes` marks, in document order.
+    pub(crate) fn text_of(dom: &Dom, nodes: &[bool]) -> Vec<String> {
         (0..dom.len())
             .filter(|&i| nodes[i])
             .filter_map(|i| dom.visible_text(i).map(|t| t.trim().to_string()))
