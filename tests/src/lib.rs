@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use stencil_operators::reading::page::{to_page, Outcome};
 use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
 use stencil_operators::reading::warc::{self, FileSummary, Limits, ReadItem};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
 
 /// `../shared` beside the repository (or `$STENCIL_SHARED`). When it is missing, tests that
 /// need it print a notice and skip — unless `STENCIL_REQUIRE_SHARED=1` (CI), where a missing
@@ -203,9 +204,7 @@ pub fn rtdm_over(
 ) {
     use std::collections::BTreeMap;
     use stencil_operators::site::rtdm::Limits as MapLimits;
-    use stencil_operators::site::rtdm_template::{
-        covered_roots, find_template, label_tree, template_nodes,
-    };
+    use stencil_operators::site::rtdm_template::{find_template, label_tree};
     use stencil_operators::site::site_level::{site_of, url_key};
     let mut samples: BTreeMap<String, BTreeMap<(u64, String), _>> = BTreeMap::new();
     for_each_page_of(files, |page, dom| {
@@ -222,19 +221,20 @@ pub fn rtdm_over(
             Some((host, template))
         })
         .collect();
+    let mapped: BTreeMap<&str, HostTemplates> = templates
+        .iter()
+        .map(|(host, t)| {
+            let mapped = mapped_host(Method::Rtdm, t.tree.clone(), t.pages_used);
+            (host.as_str(), mapped)
+        })
+        .collect();
     for_each_page_of(files, |page, dom| {
-        let template = templates.get(site_of(&page.host));
-        let tree = label_tree(dom);
-        let covered = template
-            .and_then(|t| template_nodes(&t.tree, &tree, MapLimits::default()).ok())
-            .unwrap_or_else(|| vec![false; dom.len()]);
-        let roots = covered_roots(&tree, &covered);
-        let mut inside = roots;
-        for i in 0..dom.len() {
-            if let Some(parent) = dom.parent(i) {
-                inside[i] |= inside[parent];
-            }
-        }
+        let site = site_of(&page.host);
+        let inside = match mapped.get(site) {
+            Some(host) => inside_of(page, dom, host),
+            None => vec![false; dom.len()],
+        };
+        let template = templates.get(site);
         visit(page, dom, &inside, template);
     });
 }
@@ -493,42 +493,65 @@ pub fn etdm_apply(
         &EtdmHost,
     ),
 ) {
-    use stencil_operators::dom::subtree::summarize;
-    use stencil_operators::site::etdm::{label_tree_exact, template_nodes_exact};
-    use stencil_operators::site::rtdm::Limits as MapLimits;
-    use stencil_operators::site::rtdm_template::covered_roots;
-    use stencil_operators::site::site_level::{self as sl, Fingerprints, HostModel};
-    let unlabelled = HostModel::default();
+    use stencil_operators::site::site_level::{self as sl, HostModel};
+    // Each site's templates as the job holds them: ETDM's, or SiteLevel(θ)'s where it stood in.
+    let held: std::collections::BTreeMap<&str, HostTemplates> = crawl
+        .sites
+        .keys()
+        .chain(crawl.site_level.keys())
+        .map(|site| {
+            let held = match templates.hosts.get(site) {
+                Some((host, Some(template))) => {
+                    mapped_host(Method::Etdm, template.clone(), host.pages_used)
+                }
+                _ => HostTemplates::SiteLevel(
+                    crawl.site_level.get(site).cloned().unwrap_or_default(),
+                ),
+            };
+            (site.as_str(), held)
+        })
+        .collect();
+    let unlabelled = HostTemplates::SiteLevel(HostModel::default());
     let no_url = EtdmHost::default();
     for_each_page_of(files, |page, dom| {
         let site = sl::site_of(&page.host);
-        let (host, template) = templates
-            .hosts
-            .get(site)
-            .map_or((&no_url, None), |(h, t)| (h, t.as_ref()));
-        let inside = match template {
-            Some(template) => {
-                let tree = label_tree_exact(dom);
-                // A page too large to map keeps all its text, as in `rtdm_over`.
-                let covered = template_nodes_exact(template, &tree, MapLimits::default())
-                    .unwrap_or_else(|_| vec![false; dom.len()]);
-                let mut inside = covered_roots(&tree, &covered);
-                for i in 0..dom.len() {
-                    if let Some(parent) = dom.parent(i) {
-                        inside[i] |= inside[parent];
-                    }
-                }
-                inside
-            }
-            None => {
-                let model = crawl.site_level.get(site).unwrap_or(&unlabelled);
-                let sums = summarize(dom, &page.host);
-                let roots = sl::template_roots(dom, &sums, model, Fingerprints::Subtrees);
-                sl::inside_templates(dom, &roots)
-            }
-        };
+        let host = templates.hosts.get(site).map_or(&no_url, |(h, _)| h);
+        let inside = inside_of(page, dom, held.get(site).unwrap_or(&unlabelled));
         visit(page, dom, &inside, host);
     });
+}
+
+/// A mapping method's template for one host, as the job holds it.
+fn mapped_host(
+    method: Method,
+    template: stencil_operators::site::rtdm::Tree,
+    pages_used: u32,
+) -> HostTemplates {
+    HostTemplates::Mapped(MappedHost {
+        method,
+        pages: 0,
+        sample_max_key: 0,
+        template: Some(template),
+        pages_used,
+        min_count: pages_used,
+    })
+}
+
+/// The page's inside-template mask under its host's templates, computed as the job computes
+/// it (`HostTemplates::roots`, then `inside_templates`); a page too large to map keeps all
+/// its text.
+fn inside_of(
+    page: &stencil_operators::reading::page::Page,
+    dom: &stencil_operators::dom::Dom,
+    host: &HostTemplates,
+) -> Vec<bool> {
+    use stencil_operators::site::rtdm::Limits as MapLimits;
+    use stencil_operators::site::site_level::{inside_templates, Fingerprints};
+    let sums = stencil_operators::dom::subtree::summarize(dom, &page.host);
+    let roots = host
+        .roots(dom, &sums, Fingerprints::Subtrees, MapLimits::default())
+        .unwrap_or_else(|_| vec![None; dom.len()]);
+    inside_templates(dom, &roots)
 }
 
 /// Every page of test WARC `files`, parsed with the default limits.
