@@ -26,7 +26,6 @@ use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
 
-use super::statistics::{smaller_tree, TreeSample};
 use crate::tables::{HostRow, TemplateRow};
 
 /// What one worker read in the first pass: its share of the statistics' input.
@@ -170,7 +169,8 @@ pub fn learn(
 /// global sample of a host is inside the union of the local ones.
 pub struct LocalTrees {
     pub pages: BTreeMap<String, u64>,
-    samples: BTreeMap<String, TreeSample>,
+    /// Per host, the sample pages with the smallest URL keys.
+    samples: BTreeMap<String, BTreeMap<u64, Tree>>,
     k: usize,
 }
 
@@ -203,6 +203,16 @@ impl LocalTrees {
         if sample.len() > self.k {
             sample.pop_last();
         }
+    }
+}
+
+/// Orders two label trees of the same URL, so that which copy of a page fetched twice enters
+/// the sample does not depend on which worker read which copy first.
+fn smaller_tree(a: Tree, b: Tree) -> Tree {
+    if b.parts() < a.parts() {
+        b
+    } else {
+        a
     }
 }
 

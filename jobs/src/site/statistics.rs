@@ -19,7 +19,7 @@
 //! Samples are by URL hash and ties are broken by key, so the same pages are chosen whatever
 //! the worker count.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use stencil_operators::dom::subtree::Subtree;
 use stencil_operators::dom::Dom;
@@ -238,16 +238,3 @@ impl Local {
         }
     }
 }
-
-/// Orders two label trees of the same URL, so that which copy of a page fetched twice enters
-/// the sample does not depend on which worker read which copy first.
-pub(crate) fn smaller_tree(a: Tree, b: Tree) -> Tree {
-    if b.parts() < a.parts() {
-        b
-    } else {
-        a
-    }
-}
-
-/// Sample pages per host of [`LocalTrees`]: the `k` smallest URL keys.
-pub(crate) type TreeSample = BTreeMap<u64, Tree>;
