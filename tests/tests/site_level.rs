@@ -8,10 +8,12 @@
 //! that the timely job produces the same tables whatever the workers and processes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use stencil_operators::dom::Dom;
-use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
-use stencil_operators::site::site_level::{Fingerprints, Params};
+use stencil_operators::reading::page::Page;
+use stencil_operators::site::rtdm_template::{Template, DEFAULT_SAMPLE_PAGES};
+use stencil_operators::site::site_level::{Fingerprints, HostModel, Params};
 use stencil_operators::synth;
 use stencil_tests::gold::{self, tokens};
 use stencil_tests::{
@@ -75,32 +77,16 @@ fn synthetic_crawl_templates_match_the_generators_gold() {
                 }
             }
         };
-        match method {
-            Method::SiteLevel => site_level_over(
-                std::slice::from_ref(&file),
-                &Params::default(),
-                Fingerprints::Subtrees,
-                |page, dom, _, inside, model| {
-                    assert!(model.labelled, "{}", page.host);
-                    count(&page.url, dom, inside)
-                },
-            ),
-            Method::Rtdm(max_pages) => rtdm_over(
-                std::slice::from_ref(&file),
-                max_pages,
-                |page, dom, inside, template| {
-                    assert!(template.is_some(), "{}", page.host);
-                    count(&page.url, dom, inside)
-                },
-            ),
-            Method::Etdm { n, t, cs } => {
-                let files = std::slice::from_ref(&file);
-                etdm_over_with(files, n, t, cs, |page, dom, inside, host| {
+        method.over(&file, |page, dom, inside, host| {
+            match host {
+                HostRun::SiteLevel(model) => assert!(model.labelled, "{}", page.host),
+                HostRun::Rtdm(template) => assert!(template.is_some(), "{}", page.host),
+                HostRun::Etdm(host) => {
                     etdm_hosts.insert(page.host.clone(), host.clone());
-                    count(&page.url, dom, inside)
-                })
+                }
             }
-        }
+            count(&page.url, dom, inside)
+        });
         assert_eq!(seen, crawl.len());
         if let Method::Etdm { .. } = method {
             // The home page is every host's key page and its menu's section pages link to
@@ -164,6 +150,38 @@ enum Method {
         t: u32,
         cs: EtdmCs,
     },
+}
+
+/// What a method's run says of a page's host.
+enum HostRun<'a> {
+    SiteLevel(&'a HostModel),
+    /// The host's RTDM-TD template, if it has one.
+    Rtdm(Option<&'a Template>),
+    Etdm(&'a EtdmHost),
+}
+
+impl Method {
+    /// Runs the method over the WARC `file` as the library computes it, and gives `visit`
+    /// every page with its DOM, its inside-template mask and what the run says of its host.
+    fn over(self, file: &Path, mut visit: impl FnMut(&Page, &Dom, &[bool], HostRun<'_>)) {
+        let files = [file.to_path_buf()];
+        match self {
+            Method::SiteLevel => site_level_over(
+                &files,
+                &Params::default(),
+                Fingerprints::Subtrees,
+                |page, dom, _, inside, model| visit(page, dom, inside, HostRun::SiteLevel(model)),
+            ),
+            Method::Rtdm(max_pages) => rtdm_over(&files, max_pages, |page, dom, inside, t| {
+                visit(page, dom, inside, HostRun::Rtdm(t))
+            }),
+            Method::Etdm { n, t, cs } => {
+                etdm_over_with(&files, n, t, cs, |page, dom, inside, host| {
+                    visit(page, dom, inside, HostRun::Etdm(host))
+                })
+            }
+        }
+    }
 }
 
 /// Seed 004's configuration (§5.2.2: n = 3, t = 2).
@@ -282,30 +300,16 @@ fn removal_by_host(
 ) -> BTreeMap<String, Removal> {
     let file = gold_warc(pages, name);
     let mut accounts = Accounts::new(pages);
-    match method {
-        Method::SiteLevel => site_level_over(
-            std::slice::from_ref(&file),
-            &Params::default(),
-            Fingerprints::Subtrees,
-            |page, dom, _, inside, model| {
-                accounts.account(&page.url, dom, inside, model.template_count() as u64)
-            },
-        ),
-        Method::Rtdm(max_pages) => rtdm_over(
-            std::slice::from_ref(&file),
-            max_pages,
-            |page, dom, inside, template| {
-                let size = template.map_or(0, |t| t.tree.len() as u64);
-                accounts.account(&page.url, dom, inside, size)
-            },
-        ),
-        Method::Etdm { n, t, cs } => {
-            let files = std::slice::from_ref(&file);
-            etdm_over_with(files, n, t, cs, |page, dom, inside, host| {
-                accounts.account_etdm(&page.url, dom, inside, host)
-            })
+    method.over(&file, |page, dom, inside, host| match host {
+        HostRun::SiteLevel(model) => {
+            accounts.account(&page.url, dom, inside, model.template_count() as u64)
         }
-    }
+        HostRun::Rtdm(template) => {
+            let size = template.map_or(0, |t| t.tree.len() as u64);
+            accounts.account(&page.url, dom, inside, size)
+        }
+        HostRun::Etdm(host) => accounts.account_etdm(&page.url, dom, inside, host),
+    });
     let _ = std::fs::remove_file(file);
     accounts.per_host
 }
@@ -444,26 +448,12 @@ fn swde_books_attribute_values_stay_outside_templates() {
                 exceptions.push(format!("{url}: {}", lost.join(", ")));
             }
         };
-        match method {
-            Method::SiteLevel => site_level_over(
-                std::slice::from_ref(&file),
-                &Params::default(),
-                Fingerprints::Subtrees,
-                |page, dom, _, inside, _| check(&page.url, dom, inside),
-            ),
-            Method::Rtdm(max_pages) => rtdm_over(
-                std::slice::from_ref(&file),
-                max_pages,
-                |page, dom, inside, _| check(&page.url, dom, inside),
-            ),
-            Method::Etdm { n, t, cs } => {
-                let files = std::slice::from_ref(&file);
-                etdm_over_with(files, n, t, cs, |page, dom, inside, host| {
-                    etdm_hosts.insert(page.host.clone(), host.clone());
-                    check(&page.url, dom, inside)
-                })
+        method.over(&file, |page, dom, inside, host| {
+            if let HostRun::Etdm(host) = host {
+                etdm_hosts.insert(page.host.clone(), host.clone());
             }
-        }
+            check(&page.url, dom, inside)
+        });
         // SWDE's links carry a session id (`/books?id=4779530069995`) and reach no page of
         // the crawl: over the n-CS the site has no CS and SiteLevel stands in; the stand-in
         // CS measures ETDM's template.
