@@ -24,12 +24,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use stencil_operators::dom::subtree;
 use stencil_operators::dom::{parse, Dom};
 use stencil_operators::reading::charset;
 use stencil_operators::site::rtdm::Limits;
-use stencil_operators::site::rtdm_template::{
-    covered_roots, find_template, label_tree, template_nodes,
-};
+use stencil_operators::site::rtdm_template::{find_template, label_tree, template_roots, PageTree};
 use stencil_operators::site::site_level::{site_of, url_key};
 use stencil_operators::synth;
 use stencil_tests::gold::{self, tokens};
@@ -215,7 +214,17 @@ fn overlap(gold: &[String], found: &[String]) -> u64 {
 }
 
 fn curve(host: &Host) -> Vec<Point> {
-    let trees: Vec<_> = host.pages.iter().map(|p| label_tree(&p.dom)).collect();
+    let subtrees: Vec<_> = host
+        .pages
+        .iter()
+        .map(|p| subtree::summarize(&p.dom, &host.name))
+        .collect();
+    let trees: Vec<_> = host
+        .pages
+        .iter()
+        .zip(&subtrees)
+        .map(|(p, s)| label_tree(&p.dom, s))
+        .collect();
     let mut points = Vec::new();
     for &k in SIZES.iter().filter(|&&k| k <= host.pages.len()) {
         let start = Instant::now();
@@ -227,11 +236,18 @@ fn curve(host: &Host) -> Vec<Point> {
         // (found ∩ gold, found, gold) for template terms, or (gold lost, gold, other removed,
         // other) for the real hosts.
         let mut sums = [0u64; 4];
-        for (page, tree) in host.pages.iter().zip(&trees) {
+        for (page, subtree) in host.pages.iter().zip(&subtrees) {
             let dom = &page.dom;
-            let covered = template_nodes(&template.tree, tree, Limits::default())
-                .unwrap_or_else(|_| vec![false; dom.len()]);
-            let mut inside = covered_roots(tree, &covered);
+            let roots = template_roots(
+                &template.tree,
+                PageTree::new(dom, subtree),
+                Limits::default(),
+            )
+            .unwrap_or_default();
+            let mut inside = vec![false; dom.len()];
+            for root in roots {
+                inside[root as usize] = true;
+            }
             for i in 0..dom.len() {
                 if let Some(parent) = dom.parent(i) {
                     inside[i] |= inside[parent];

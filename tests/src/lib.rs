@@ -209,7 +209,11 @@ pub fn rtdm_over(
     let mut samples: BTreeMap<String, BTreeMap<(u64, String), _>> = BTreeMap::new();
     for_each_page_of(files, |page, dom| {
         let host = samples.entry(site_of(&page.host).to_string()).or_default();
-        host.insert((url_key(&page.url), page.url.clone()), label_tree(dom));
+        let sums = stencil_operators::dom::subtree::summarize(dom, &page.host);
+        host.insert(
+            (url_key(&page.url), page.url.clone()),
+            label_tree(dom, &sums),
+        );
         while host.len() > max_pages as usize {
             host.pop_last();
         }

@@ -18,7 +18,7 @@ use differential_dataflow::VecCollection;
 use serde::{Deserialize, Serialize};
 use stencil_operators::site::etdm::template_of_key_page;
 use stencil_operators::site::menu_graph::{key_page_and_cs, GraphPage};
-use stencil_operators::site::rtdm::{Limits, Tree};
+use stencil_operators::site::rtdm::{Limits, Tree, TreeParts};
 use stencil_operators::site::rtdm_template::find_template;
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
 use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
@@ -216,10 +216,10 @@ fn smaller_tree(a: Tree, b: Tree) -> Tree {
     }
 }
 
-/// A label tree as it crosses workers: (URL key, labels, subtree ends).
-type SentTree = (u64, Vec<u64>, Vec<u32>);
-/// A host's template as it comes back: the tree's labels and ends, pages used, pages too large.
-type SentTemplate = Option<(Vec<u64>, Vec<u32>, u32, u32)>;
+/// A label tree as it crosses workers: (URL key, the tree's parts).
+type SentTree = (u64, TreeParts);
+/// A host's template as it comes back: the tree's parts, pages used, pages too large.
+type SentTemplate = Option<(TreeParts, u32, u32)>;
 
 /// Runs a mapping method (RTDM-TD) over all workers' samples and returns the templates of every
 /// host this worker holds pages of. Each host's template is found on the worker that owns the
@@ -252,21 +252,13 @@ pub fn learn_mapped(
                 let sampled = sample.len() as u32;
                 let template = (sampled >= min_host_pages.max(2))
                     .then(|| {
-                        let trees = sample.iter().filter_map(|(_, labels, ends)| {
-                            Tree::new(labels.clone(), ends.clone()).ok()
-                        });
+                        let trees = sample
+                            .iter()
+                            .filter_map(|(_, parts)| Tree::from_parts(parts.clone()).ok());
                         find_template(trees, sample_pages, limits)
                     })
                     .flatten()
-                    .map(|t| {
-                        let (labels, ends) = t.tree.parts();
-                        (
-                            labels.to_vec(),
-                            ends.to_vec(),
-                            t.pages_used,
-                            t.pages_too_large,
-                        )
-                    });
+                    .map(|t| (t.tree.to_parts(), t.pages_used, t.pages_too_large));
                 out.push(((sampled, largest, template), 1isize));
             });
             let found = pages.count().join(templates).map(
@@ -282,8 +274,7 @@ pub fn learn_mapped(
     for (host, sample) in local.samples {
         let host = host_key(&host);
         for (key, tree) in sample {
-            let (labels, ends) = tree.parts();
-            trees_in.insert((host, (key, labels.to_vec(), ends.to_vec())));
+            trees_in.insert((host, (key, tree.to_parts())));
         }
     }
     pages_in.advance_to(1);
@@ -299,8 +290,8 @@ pub fn learn_mapped(
         let Some(name) = names.get(&host) else {
             continue;
         };
-        let template = template.and_then(|(labels, ends, pages_used, _too_large)| {
-            Some((Tree::new(labels, ends).ok()?, pages_used))
+        let template = template.and_then(|(parts, pages_used, _too_large)| {
+            Some((Tree::from_parts(parts).ok()?, pages_used))
         });
         // A host without a template reports the sample pages it offered.
         let pages_used = template.as_ref().map_or(pages_sampled, |t| t.1);
@@ -385,33 +376,26 @@ pub fn learn_etdm<'a>(
     t: u32,
     limits: Limits,
 ) -> HashMap<String, (Tree, u32)> {
-    type Found = (Vec<u64>, Vec<u32>, u32);
+    type Found = (TreeParts, u32);
     let names: HashMap<u64, String> = hosts.map(|host| (host_key(host), host.clone())).collect();
     let me = worker.index() as u64;
     let back: Back<Found> = Rc::default();
     let sink = back.clone();
     let (mut trees_in, mut holders_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
-        let (trees_in, trees) = scope.new_collection::<(u64, (u32, Vec<u64>, Vec<u32>)), isize>();
+        let (trees_in, trees) = scope.new_collection::<(u64, (u32, TreeParts)), isize>();
         let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
         let templates = trees.reduce(move |_host, pages, out| {
             // One tree per place (a page read twice: the smallest copy).
-            let mut chosen: Vec<&(u32, Vec<u64>, Vec<u32>)> =
-                pages.iter().map(|(page, _)| *page).collect();
+            let mut chosen: Vec<&(u32, TreeParts)> = pages.iter().map(|(page, _)| *page).collect();
             chosen.dedup_by_key(|page| page.0);
-            let tree = |(_, labels, ends): &(u32, Vec<u64>, Vec<u32>)| {
-                Tree::new(labels.clone(), ends.clone()).ok()
-            };
+            let tree = |(_, parts): &(u32, TreeParts)| Tree::from_parts(parts.clone()).ok();
             let Some(key) = chosen.first().filter(|p| p.0 == 0).and_then(|p| tree(p)) else {
                 return;
             };
             let cs: Vec<Tree> = chosen.iter().skip(1).filter_map(|p| tree(p)).collect();
             let template = template_of_key_page(&key, &cs, t, limits);
             if template.pages_used >= t.max(1) && !template.tree.is_empty() {
-                let (labels, ends) = template.tree.parts();
-                out.push((
-                    (labels.to_vec(), ends.to_vec(), template.pages_used),
-                    1isize,
-                ));
+                out.push(((template.tree.to_parts(), template.pages_used), 1isize));
             }
         });
         let probe = back_to_holders(templates, holders, sink);
@@ -421,8 +405,7 @@ pub fn learn_etdm<'a>(
         holders_in.insert((*host, me));
     }
     for (host, place, tree) in trees {
-        let (labels, ends) = tree.parts();
-        trees_in.insert((host_key(&host), (place, labels.to_vec(), ends.to_vec())));
+        trees_in.insert((host_key(&host), (place, tree.to_parts())));
     }
     trees_in.advance_to(1);
     holders_in.advance_to(1);
@@ -430,10 +413,10 @@ pub fn learn_etdm<'a>(
     holders_in.flush();
     crate::cluster::finish_round(worker, &probe);
     arrived(back)
-        .filter_map(|(host, (labels, ends, used))| {
+        .filter_map(|(host, (parts, used))| {
             Some((
                 names.get(&host)?.clone(),
-                (Tree::new(labels, ends).ok()?, used),
+                (Tree::from_parts(parts).ok()?, used),
             ))
         })
         .collect()

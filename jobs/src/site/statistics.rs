@@ -93,7 +93,7 @@ impl Statistics {
     ) -> Offer {
         match local {
             Local::Counts(_) => Offer::Fingerprints(fingerprints(dom, sums, self.kind)),
-            Local::Trees(trees) if trees.wants(host, url_key) => Offer::Tree(label_tree(dom)),
+            Local::Trees(trees) if trees.wants(host, url_key) => Offer::Tree(label_tree(dom, sums)),
             Local::Trees(_) => Offer::Counted,
             Local::Links(..) => Offer::Links(
                 fingerprints(dom, sums, self.kind),

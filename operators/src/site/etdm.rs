@@ -26,13 +26,13 @@
 //! removed 28.9% of the non-gold text against 37.8% with tag and id, and nothing at all on
 //! bbc.co.uk's key page and complete subdigraph.
 //!
-//! Removal maps the template onto any page of the host ([`template_nodes_exact`]); the page's
-//! nodes it maps are template there.
+//! Removal maps the template onto any page of the host ([`template_roots_exact`]); the page's
+//! blocks it maps whole are template there.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::dom::Dom;
-use crate::site::rtdm::{map_exact, Limits, TooLarge, Tree, NONE};
+use crate::site::rtdm::{covered_roots_exact, map_exact, Limits, TooLarge, Tree, NONE};
 use crate::site::rtdm_template::label_tree_with;
 
 /// Keeps these element labels apart from [`crate::site::rtdm_template::label_tree`]'s.
@@ -108,22 +108,16 @@ pub fn template_of_key_page(key: &Tree, cs_pages: &[Tree], t: u32, limits: Limit
     }
 }
 
-/// The removal pass: for every node of `page`, whether a largest exact top-down mapping of
-/// `template` onto `page` maps a template node to it (seed 004's template applied to another
-/// page of the site; the thesis marks the key page only, so this step is ours).
-pub fn template_nodes_exact(
+/// The removal pass: the page's template blocks, as the page's nodes that root them (in
+/// document order), under a largest exact top-down mapping of `template` onto `page` (seed
+/// 004's template applied to another page of the site; the thesis marks the key page only, so
+/// this step is ours). Blocks as [`crate::site::rtdm_template::template_roots`] reads them.
+pub fn template_roots_exact(
     template: &Tree,
     page: &Tree,
     limits: Limits,
-) -> Result<Vec<bool>, TooLarge> {
-    let mut covered = vec![false; page.len()];
-    let mapping = map_exact(template, page, limits)?;
-    for &b in &mapping.image {
-        if b != NONE {
-            covered[b as usize] = true;
-        }
-    }
-    Ok(covered)
+) -> Result<Vec<u32>, TooLarge> {
+    covered_roots_exact(template, page, limits)
 }
 
 #[cfg(test)]
@@ -188,16 +182,22 @@ mod tests {
         let trees: Vec<Tree> = pages.iter().map(label_tree_exact).collect();
         let template = template_of_key_page(&trees[0], &trees[1..], 2, Limits::default());
         let other = parse(&page(&["news", "sport"], "Four"), DEPTH);
-        let covered =
-            template_nodes_exact(&template.tree, &label_tree_exact(&other), Limits::default())
+        let roots =
+            template_roots_exact(&template.tree, &label_tree_exact(&other), Limits::default())
                 .unwrap();
-        assert_eq!(text_of(&other, &covered), ["news", "sport", "© Example"]);
-        // The page's own heading and paragraph are content, their skeleton template.
+        let mut inside = vec![false; other.len()];
+        for &root in &roots {
+            inside[other.subtree(root as usize)]
+                .iter_mut()
+                .for_each(|x| *x = true);
+        }
+        assert_eq!(text_of(&other, &inside), ["news", "sport", "© Example"]);
+        // The page's own heading and paragraph are content: their skeleton is mapped, but
+        // no template block.
         let h1 = (0..other.len())
             .find(|&i| other.tag(i).is_some_and(|t| &**t == "h1"))
             .unwrap();
-        assert!(covered[h1]);
-        assert!(!covered[h1 + 1]);
+        assert!(!inside[h1] && !inside[h1 + 1]);
     }
 
     #[test]
@@ -282,11 +282,12 @@ mod tests {
     #[test]
     fn pages_too_large_are_skipped_and_counted() {
         let key = tree("r(a b c d)");
-        let wide = tree("r(a b c d e f g h)");
+        // Nothing in common but the root: the whole 5 × 9 matrix.
+        let wide = tree("r(e f g h i j k l)");
         let small = tree("r(a)");
         let template = template_of_key_page(&key, &[wide, small], 1, Limits { max_cells: 12 });
         assert_eq!((template.pages_used, template.pages_too_large), (1, 1));
-        assert_eq!(template.tree, tree("r(a)"));
+        assert_eq!(template.tree.parts().0, tree("r(a)").parts().0);
         assert_eq!(template.counts, [1, 1, 0, 0, 0]);
     }
 }

@@ -7,20 +7,37 @@
 //! descendants: a node can only be replaced together with its whole subtree. Its cost counts a
 //! replaced pair, a node of the first tree left out and a node of the second left out as 1
 //! each. [`map`] finds a mapping of least cost; seed 002 reads a site's template off it (the
-//! nodes mapped to equal labels: [`crate::site::rtdm_template`]).
+//! nodes mapped to equal labels: [`crate::site::rtdm_template`]), and [`covered_roots`] reads
+//! off the second tree's blocks the first covers, which is all the removal pass needs.
 //!
 //! With the roots mapped, the best mapping of two subtrees with equal root labels is an
 //! alignment of their two child lists, where leaving a child out costs its subtree's size and
 //! pairing two children costs their own mapping; pairing children with different labels costs
 //! both sizes less one. That is a dynamic programme over child lists, one matrix per pair of
-//! equal-labelled nodes the alignment asks about, and at most `n₁·n₂` cells in all. Two short
-//! cuts keep the typical case near linear, as RTDM's authors do:
+//! equal-labelled nodes the alignment asks about, and at most `n₁·n₂` cells in all. Three short
+//! cuts keep the typical case near linear, as RTDM's authors do, and the removal pass below
+//! linear:
 //!
-//! - **Identical subtrees** cost 0 without descending: a linear pre-pass puts the nodes of
-//!   both trees into exact equivalence classes of their subtrees ([`classes`]).
+//! - **Identical subtrees** cost 0 without descending. RTDM's authors find them by a linear
+//!   pre-pass into equivalence classes; here every node carries a subtree *key* (a hash of its
+//!   label and its children's keys, [`Tree::new`]), so that a page labelled from the content
+//!   hashes every page gets anyway ([`crate::dom::subtree`]) is mapped with no pre-pass at all
+//!   ([`Labelled`]). Two nodes are identical when their keys and sizes are equal.
+//! - **Identical ends of two child lists** are paired before the matrix is built: pairing two
+//!   identical first (or last) children is always part of some least-cost alignment (below),
+//!   and a page's header and footer are exactly that, so the matrix is only the middle.
 //! - **A pair that cannot win** is not descended into: no mapping of two subtrees costs less
 //!   than the difference of their sizes, so when that bound already loses to leaving one of
-//!   them out, its matrix is never built.
+//!   them out, its matrix is never built. A pair with equal labels of which one is a leaf
+//!   needs no matrix either: the two are mapped and the other's descendants left out.
+//!
+//! Why pairing identical ends is safe: if a least-cost alignment pairs the first child `x` of
+//! one list with a later `y′` of the other and leaves out the other's first child `y` (of `x`'s
+//! size, being identical to it), pairing `x` with `y` and leaving `y′` out instead costs
+//! `size(y′)` ≤ `|size(x) − size(y′)| + size(y)` ≤ what the alignment paid for those two; the
+//! same holds when `x` is left out and `y` paired later, and leaving both out is worse than
+//! pairing them at no cost. Ties may then go to another mapping of the same cost than the
+//! full matrix would choose; the cost does not change (the brute-force tests check it).
 //!
 //! No recursion: the matrices are frames on an explicit stack, because crawled pages nest tens
 //! of thousands deep. Ties go to pairing, then to leaving the first tree's child out, so the
@@ -33,18 +50,61 @@
 //! exact mapping is the largest one. Where RTDM maps a `<table>` onto a `<div>` as one replaced
 //! node, ETDM leaves both out ([`crate::site::etdm`] reads seed 004's templates off it).
 
-use crate::FastMap;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// No node.
 pub const NONE: u32 = u32::MAX;
 
-/// A labelled ordered tree in preorder: node 0 is the root, node `i`'s subtree is the index
-/// range `i..end(i)`, and its children follow one another at `i + 1`, `end(i + 1)`, ….
+/// The key of a node whose subtree is known to equal no other: a template node that lost part
+/// of its subtree to [`Tree::restrict`]. The mapping then descends into it.
+pub const NO_KEY: u64 = u64::MAX;
+
+/// Seeds the keys [`Tree::new`] computes.
+const KEY_SEED: u64 = 0x6b65_7900_0002;
+
+/// A tree as the mapping reads it, in preorder: node 0 is the root, node `i`'s subtree is the
+/// index range `i..end(i)`, and its children follow one another at `i + 1`, `end(i + 1)`, ….
+/// A node's *key* names its subtree: two nodes with equal keys (other than [`NO_KEY`]) and
+/// equal sizes have equal subtrees, for what the mapping counts as equal. [`Tree`] is one; a
+/// parsed page with its content hashes is another
+/// ([`crate::site::rtdm_template::PageTree`]), read in place.
+pub trait Labelled {
+    fn len(&self) -> usize;
+    fn label(&self, node: u32) -> u64;
+    fn key(&self, node: u32) -> u64;
+    /// One past the last node of `node`'s subtree.
+    fn end(&self, node: u32) -> u32;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn size(&self, node: u32) -> u32 {
+        self.end(node) - node
+    }
+
+    /// Appends `node`'s children to `out`, in order.
+    fn children_into(&self, node: u32, out: &mut Vec<u32>) {
+        let end = self.end(node);
+        let mut child = node + 1;
+        while child < end {
+            out.push(child);
+            child = self.end(child);
+        }
+    }
+}
+
+/// A labelled ordered tree in preorder, with its subtree keys ([`Labelled`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tree {
     labels: Vec<u64>,
     ends: Vec<u32>,
+    keys: Vec<u64>,
 }
+
+/// A tree's labels, subtree ends and keys, as they cross workers ([`Tree::parts`],
+/// [`Tree::from_parts`]).
+pub type TreeParts = (Vec<u64>, Vec<u32>, Vec<u64>);
 
 /// Why a list of labels and ends is not a tree in preorder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,9 +118,34 @@ pub enum TreeError {
 }
 
 impl Tree {
-    /// A tree from its labels and subtree ends in preorder (checked).
+    /// A tree from its labels and subtree ends in preorder (checked). Its keys hash each
+    /// node's label with its children's keys, bottom up: equal keys mean equal subtrees but
+    /// for a 64-bit collision, which the mapping's size check makes harmless to memory and
+    /// rarer still.
     pub fn new(labels: Vec<u64>, ends: Vec<u32>) -> Result<Tree, TreeError> {
-        if labels.len() != ends.len() {
+        let mut tree = Tree::with_keys(labels, ends, Vec::new())?;
+        let mut keys = vec![0u64; tree.len()];
+        let mut bytes: Vec<u8> = Vec::new();
+        let mut kids = Vec::new();
+        for node in (0..tree.len() as u32).rev() {
+            bytes.clear();
+            bytes.extend_from_slice(&tree.labels[node as usize].to_le_bytes());
+            kids.clear();
+            tree.children_into(node, &mut kids);
+            for &kid in &kids {
+                bytes.extend_from_slice(&keys[kid as usize].to_le_bytes());
+            }
+            keys[node as usize] = xxh3_64_with_seed(&bytes, KEY_SEED).min(NO_KEY - 1);
+        }
+        tree.keys = keys;
+        Ok(tree)
+    }
+
+    /// A tree from its labels, subtree ends and keys in preorder (the tree checked, the keys
+    /// taken as given: they must name subtrees as [`Labelled`] says, or the mapping is not a
+    /// least-cost one; it stays a mapping). `keys` empty gives every node [`NO_KEY`].
+    fn with_keys(labels: Vec<u64>, ends: Vec<u32>, keys: Vec<u64>) -> Result<Tree, TreeError> {
+        if labels.len() != ends.len() || !(keys.is_empty() || keys.len() == labels.len()) {
             return Err(TreeError::LengthMismatch);
         }
         if labels.len() >= NONE as usize {
@@ -80,17 +165,41 @@ impl Tree {
             }
             open.push(end);
         }
-        Ok(Tree { labels, ends })
+        let keys = if keys.is_empty() {
+            vec![NO_KEY; labels.len()]
+        } else {
+            keys
+        };
+        Ok(Tree { labels, ends, keys })
+    }
+
+    /// Any [`Labelled`] tree copied, keys included.
+    pub fn copy_of(tree: &impl Labelled) -> Tree {
+        let n = tree.len() as u32;
+        Tree {
+            labels: (0..n).map(|i| tree.label(i)).collect(),
+            ends: (0..n).map(|i| tree.end(i)).collect(),
+            keys: (0..n).map(|i| tree.key(i)).collect(),
+        }
+    }
+
+    /// The labels, subtree ends and keys in preorder, as [`Tree::from_parts`] takes them back
+    /// (to send a tree between workers).
+    pub fn parts(&self) -> (&[u64], &[u32], &[u64]) {
+        (&self.labels, &self.ends, &self.keys)
+    }
+
+    /// A tree from [`Tree::parts`] (checked as [`Tree::new`] checks; the keys as sent).
+    pub fn from_parts((labels, ends, keys): TreeParts) -> Result<Tree, TreeError> {
+        Tree::with_keys(labels, ends, keys)
+    }
+
+    pub fn to_parts(&self) -> TreeParts {
+        (self.labels.clone(), self.ends.clone(), self.keys.clone())
     }
 
     pub fn len(&self) -> usize {
         self.labels.len()
-    }
-
-    /// The labels and subtree ends in preorder, as [`Tree::new`] takes them back (to send a
-    /// tree between workers).
-    pub fn parts(&self) -> (&[u64], &[u32]) {
-        (&self.labels, &self.ends)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -99,6 +208,10 @@ impl Tree {
 
     pub fn label(&self, node: u32) -> u64 {
         self.labels[node as usize]
+    }
+
+    pub fn key(&self, node: u32) -> u64 {
+        self.keys[node as usize]
     }
 
     /// One past the last node of `node`'s subtree.
@@ -125,52 +238,52 @@ impl Tree {
     /// The tree of the nodes `keep` marks, in their order, each under its nearest kept
     /// ancestor. `keep` must be closed under parents (a kept node's parent is kept) and keep
     /// the root unless it keeps nothing; the nodes an RTDM mapping maps to equal labels are.
+    /// A node keeps its key when it keeps its whole subtree, and has [`NO_KEY`] otherwise.
     pub fn restrict(&self, keep: &[bool]) -> Tree {
         let mut labels = Vec::new();
         let mut ends = Vec::new();
-        // Open kept ancestors: (old end, new index).
+        let mut keys = Vec::new();
+        // Open kept ancestors: (old node, new index).
         let mut open: Vec<(u32, usize)> = Vec::new();
-        for node in 0..self.len() as u32 {
-            while let Some(&(end, new)) = open.last() {
-                if end > node {
+        for node in 0..=self.len() as u32 {
+            while let Some(&(old, new)) = open.last() {
+                if node < self.len() as u32 && self.end(old) > node {
                     break;
                 }
-                ends[new] = labels.len() as u32;
+                let end = labels.len();
+                ends[new] = end as u32;
+                if end - new != self.size(old) as usize {
+                    keys[new] = NO_KEY;
+                }
                 open.pop();
             }
-            if keep[node as usize] {
-                open.push((self.end(node), labels.len()));
+            if keep.get(node as usize) == Some(&true) {
+                open.push((node, labels.len()));
                 labels.push(self.label(node));
                 ends.push(0);
+                keys.push(self.key(node));
             }
         }
-        for (_, new) in open {
-            ends[new] = labels.len() as u32;
-        }
-        Tree { labels, ends }
+        Tree { labels, ends, keys }
     }
 }
 
-/// Exact equivalence classes of the subtrees of two trees: two nodes share a class when their
-/// subtrees are equal (same labels, same shape), whichever tree each is in. One bottom-up pass
-/// over each tree, interning (label, children's classes).
-pub fn classes(t1: &Tree, t2: &Tree) -> (Vec<u32>, Vec<u32>) {
-    let mut interned: FastMap<Vec<u64>, u32> = FastMap::default();
-    let mut key = Vec::new();
-    let mut of = |tree: &Tree| {
-        let mut class = vec![0u32; tree.len()];
-        for node in (0..tree.len() as u32).rev() {
-            key.clear();
-            key.push(tree.label(node));
-            key.extend(tree.children(node).map(|c| u64::from(class[c as usize])));
-            let next = interned.len() as u32;
-            class[node as usize] = *interned.entry(key.clone()).or_insert(next);
-        }
-        class
-    };
-    let c1 = of(t1);
-    let c2 = of(t2);
-    (c1, c2)
+impl Labelled for Tree {
+    fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    fn label(&self, node: u32) -> u64 {
+        self.labels[node as usize]
+    }
+
+    fn key(&self, node: u32) -> u64 {
+        self.keys[node as usize]
+    }
+
+    fn end(&self, node: u32) -> u32 {
+        self.ends[node as usize]
+    }
 }
 
 /// How much work one mapping may do: the cells of all its alignment matrices.
@@ -211,22 +324,14 @@ pub struct Mapping {
     /// Replaced pairs plus nodes left out of either tree.
     pub cost: u64,
     /// For each node of the first tree, the node of the second it is mapped to, or [`NONE`].
+    /// Inside two identical subtrees the k-th node maps to the k-th.
     pub image: Vec<u32>,
+    /// For each node of the first tree, whether it is mapped to an equal node (not replaced):
+    /// seed 002's `retrieveTemplate`, the part of the first tree the second shares. Closed
+    /// under parents.
+    pub equal: Vec<bool>,
     /// Matrix cells the mapping took (the work done).
     pub cells: u64,
-}
-
-impl Mapping {
-    /// The nodes of the first tree mapped to a node with the same label: seed 002's
-    /// `retrieveTemplate`, the part of the first tree the second shares. Closed under parents.
-    pub fn equal_in_first(&self, t1: &Tree, t2: &Tree) -> Vec<bool> {
-        (0..t1.len())
-            .map(|a| {
-                let b = self.image[a];
-                b != NONE && t1.labels[a] == t2.label(b)
-            })
-            .collect()
-    }
 }
 
 /// Which mapping the programme computes: they differ only in what two nodes with different
@@ -265,23 +370,68 @@ enum Step {
     Replace,
     /// Equal labels: the two children are mapped and their own alignment is frame `.0`.
     Descend(u32),
+    /// Equal labels, the first tree's child a leaf: the two children are mapped and the
+    /// second's descendants left out, with no alignment to make.
+    LeafFirst,
+    /// Equal labels, the second tree's child a leaf: the two children are mapped and the
+    /// first's descendants left out; the second's child is covered whole.
+    LeafSecond,
+}
+
+/// A child as the alignment reads it, copied once per frame so that the matrix's inner loop
+/// reads neither tree.
+#[derive(Clone, Copy, Debug)]
+struct Kid {
+    node: u32,
+    size: u32,
+    label: u64,
+    key: u64,
+}
+
+impl Kid {
+    fn of(tree: &impl Labelled, node: u32) -> Kid {
+        Kid {
+            node,
+            size: tree.size(node),
+            label: tree.label(node),
+            key: tree.key(node),
+        }
+    }
+
+    fn pair(&self, other: &Kid, mode: Mode) -> Pair {
+        if self.key == other.key && self.key != NO_KEY && self.size == other.size {
+            Pair::Identical
+        } else if self.label == other.label {
+            Pair::Descend
+        } else if mode == Mode::Exact {
+            Pair::Apart
+        } else {
+            Pair::Replace
+        }
+    }
 }
 
 /// The alignment of the child lists of two nodes with equal labels. Its children and its
 /// backtracking matrix live in arenas shared by all frames of a mapping ([`Arenas`]), and its
 /// two rows of costs are lent from a pool while it is being filled: a mapping makes a frame
 /// for every pair of equal-labelled siblings it descends into, and a few vectors each were
-/// most of the removal pass's time.
+/// most of the removal pass's time. The children both lists begin and end with identically
+/// are paired outright; the matrix covers the middle.
 struct Frame {
     a: u32,
     b: u32,
-    /// Where its children start in [`Arenas::kids`]: the first tree's `len_a`, then the
-    /// second's `len_b`.
+    /// Where its children start in [`Arenas::kids`]: the first tree's `all_a`, then the
+    /// second's `all_b`.
     kids: usize,
+    all_a: usize,
+    all_b: usize,
+    /// Identical children paired at the start and at the end of both lists.
+    head: usize,
+    tail: usize,
+    /// The middle's lengths: the matrix is `(len_a + 1) × (len_b + 1)`.
     len_a: usize,
     len_b: usize,
-    /// Where its `(len_a + 1) × (len_b + 1)` steps start in [`Arenas::steps`], row-major; row 0
-    /// and column 0 included.
+    /// Where its steps start in [`Arenas::steps`], row-major; row 0 and column 0 included.
     steps: usize,
     /// Costs of the previous and the current row, while the frame is being filled.
     prev: Vec<u64>,
@@ -298,19 +448,48 @@ struct Frame {
 /// What the frames of one mapping share.
 #[derive(Default)]
 struct Arenas {
-    kids: Vec<u32>,
+    /// The alignments, frame 0 the roots'.
+    frames: Vec<Frame>,
+    kids: Vec<Kid>,
     steps: Vec<Step>,
     /// Cost rows of finished frames, for the next frames to reuse.
     rows: Vec<Vec<u64>>,
+    /// Scratch for collecting children.
+    nodes: Vec<u32>,
 }
 
 impl Frame {
-    fn new(t1: &Tree, t2: &Tree, (a, b): (u32, u32), arenas: &mut Arenas) -> Frame {
+    fn new<A: Labelled, B: Labelled>(
+        t1: &A,
+        t2: &B,
+        (a, b): (u32, u32),
+        mode: Mode,
+        arenas: &mut Arenas,
+    ) -> Frame {
         let kids = arenas.kids.len();
-        arenas.kids.extend(t1.children(a));
-        let len_a = arenas.kids.len() - kids;
-        arenas.kids.extend(t2.children(b));
-        let len_b = arenas.kids.len() - kids - len_a;
+        let mut push_kids = |tree: &dyn Fn(&mut Vec<u32>), of: &dyn Fn(u32) -> Kid| {
+            arenas.nodes.clear();
+            tree(&mut arenas.nodes);
+            let start = arenas.kids.len();
+            arenas.kids.extend(arenas.nodes.iter().map(|&n| of(n)));
+            arenas.kids.len() - start
+        };
+        let all_a = push_kids(&|out| t1.children_into(a, out), &|n| Kid::of(t1, n));
+        let all_b = push_kids(&|out| t2.children_into(b, out), &|n| Kid::of(t2, n));
+        let (list_a, list_b) = arenas.kids[kids..].split_at(all_a);
+        let identical = |x: &Kid, y: &Kid| x.pair(y, mode) == Pair::Identical;
+        let head = list_a
+            .iter()
+            .zip(list_b)
+            .take_while(|(x, y)| identical(x, y))
+            .count();
+        let tail = list_a[head..]
+            .iter()
+            .rev()
+            .zip(list_b[head..].iter().rev())
+            .take_while(|(x, y)| identical(x, y))
+            .count();
+        let (len_a, len_b) = (all_a - head - tail, all_b - head - tail);
         let width = len_b + 1;
         let steps = arenas.steps.len();
         arenas
@@ -325,8 +504,8 @@ impl Frame {
         let mut cur = row(arenas);
         let mut prev = row(arenas);
         for j in 0..len_b {
-            let kid = arenas.kids[kids + len_a + j];
-            cur[j + 1] = cur[j] + u64::from(t2.size(kid));
+            let kid = arenas.kids[kids + all_a + head + j];
+            cur[j + 1] = cur[j] + u64::from(kid.size);
             arenas.steps[steps + j + 1] = Step::Insert;
         }
         prev.copy_from_slice(&cur);
@@ -334,6 +513,10 @@ impl Frame {
             a,
             b,
             kids,
+            all_a,
+            all_b,
+            head,
+            tail,
             len_a,
             len_b,
             steps,
@@ -350,23 +533,68 @@ impl Frame {
         ((self.len_a + 1) * (self.len_b + 1)) as u64
     }
 
-    fn kid_a(&self, arenas: &Arenas, i: usize) -> u32 {
-        arenas.kids[self.kids + i]
+    /// The first tree's `i`-th child of the middle (from 0).
+    fn kid_a(&self, arenas: &Arenas, i: usize) -> Kid {
+        arenas.kids[self.kids + self.head + i]
     }
 
-    fn kid_b(&self, arenas: &Arenas, j: usize) -> u32 {
-        arenas.kids[self.kids + self.len_a + j]
+    /// The second tree's `j`-th child of the middle (from 0).
+    fn kid_b(&self, arenas: &Arenas, j: usize) -> Kid {
+        arenas.kids[self.kids + self.all_a + self.head + j]
     }
 
     fn step_at(&self, i: usize, j: usize) -> usize {
         self.steps + i * (self.len_b + 1) + j
     }
+
+    /// The alignment the frame chose, as (first tree's child or [`NONE`], second tree's child
+    /// or [`NONE`], step), into `out` (cleared first), in no particular order.
+    fn chosen(&self, arenas: &Arenas, out: &mut Vec<(u32, u32, Step)>) {
+        out.clear();
+        let list_a = &arenas.kids[self.kids..self.kids + self.all_a];
+        let list_b = &arenas.kids[self.kids + self.all_a..self.kids + self.all_a + self.all_b];
+        let ends = (0..self.head).chain(self.all_a - self.tail..self.all_a);
+        let ends_b = (0..self.head).chain(self.all_b - self.tail..self.all_b);
+        for (x, y) in ends.zip(ends_b) {
+            out.push((list_a[x].node, list_b[y].node, Step::Identical));
+        }
+        let (mut i, mut j) = (self.len_a, self.len_b);
+        while i > 0 || j > 0 {
+            let step = arenas.steps[self.step_at(i, j)];
+            match step {
+                Step::Delete => {
+                    out.push((self.kid_a(arenas, i - 1).node, NONE, step));
+                    i -= 1;
+                }
+                Step::Insert => {
+                    out.push((NONE, self.kid_b(arenas, j - 1).node, step));
+                    j -= 1;
+                }
+                _ => {
+                    let (ka, kb) = (self.kid_a(arenas, i - 1), self.kid_b(arenas, j - 1));
+                    out.push((ka.node, kb.node, step));
+                    i -= 1;
+                    j -= 1;
+                }
+            }
+        }
+    }
+}
+
+/// What the programme leaves to read back: how the roots were paired, the frames and their
+/// arenas, the cost and the work.
+struct Solved {
+    root: Step,
+    arenas: Arenas,
+    cost: u64,
+    cells: u64,
 }
 
 /// A least-cost restricted top-down mapping of `t1` onto `t2`, or [`TooLarge`] when its
 /// matrices would pass `limits` (the caller then treats the pair as not comparable).
 pub fn map(t1: &Tree, t2: &Tree, limits: Limits) -> Result<Mapping, TooLarge> {
-    map_in(t1, t2, limits, Mode::Restricted)
+    let solved = solve(t1, t2, limits, Mode::Restricted)?;
+    Ok(read_back(t1, solved))
 }
 
 /// A largest exact top-down mapping of `t1` onto `t2` (seed 004, Definition 1.3.4, with
@@ -375,56 +603,73 @@ pub fn map(t1: &Tree, t2: &Tree, limits: Limits) -> Result<Mapping, TooLarge> {
 /// left out, so the cost is least when the mapping is largest. [`TooLarge`] as for [`map`].
 /// Roots with different labels map nothing.
 pub fn map_exact(t1: &Tree, t2: &Tree, limits: Limits) -> Result<Mapping, TooLarge> {
-    map_in(t1, t2, limits, Mode::Exact)
+    let solved = solve(t1, t2, limits, Mode::Exact)?;
+    Ok(read_back(t1, solved))
 }
 
-fn map_in(t1: &Tree, t2: &Tree, limits: Limits, mode: Mode) -> Result<Mapping, TooLarge> {
-    let mut image = vec![NONE; t1.len()];
+/// The blocks of `t2` that a least-cost restricted top-down mapping covers from `t1`, as their
+/// roots in preorder: the highest nodes of `t2` whose every node is mapped from a node of
+/// `t1` with an equal label. With `t1` a site's template and `t2` one of its pages, these are
+/// the template's blocks on the page (seed 002's removal), found without reading the parts of
+/// the page the mapping pairs wholesale or leaves out.
+pub fn covered_roots(t1: &Tree, t2: &impl Labelled, limits: Limits) -> Result<Vec<u32>, TooLarge> {
+    Ok(roots_in_second(solve(t1, t2, limits, Mode::Restricted)?))
+}
+
+/// [`covered_roots`] under a largest exact top-down mapping ([`map_exact`]).
+pub fn covered_roots_exact(
+    t1: &Tree,
+    t2: &impl Labelled,
+    limits: Limits,
+) -> Result<Vec<u32>, TooLarge> {
+    Ok(roots_in_second(solve(t1, t2, limits, Mode::Exact)?))
+}
+
+fn solve<A: Labelled, B: Labelled>(
+    t1: &A,
+    t2: &B,
+    limits: Limits,
+    mode: Mode,
+) -> Result<Solved, TooLarge> {
+    let mut arenas = Arenas::default();
     if t1.is_empty() || t2.is_empty() {
         let cost = (t1.len() + t2.len()) as u64;
-        return Ok(Mapping {
+        return Ok(Solved {
+            root: Step::Delete,
+            arenas,
             cost,
-            image,
             cells: 0,
         });
     }
-    let (class1, class2) = classes(t1, t2);
-    let pair = |a: u32, b: u32| {
-        if class1[a as usize] == class2[b as usize] {
-            Pair::Identical
-        } else if t1.label(a) == t2.label(b) {
-            Pair::Descend
-        } else if mode == Mode::Exact {
-            Pair::Apart
-        } else {
-            Pair::Replace
-        }
-    };
     let (size1, size2) = (u64::from(t1.size(0)), u64::from(t2.size(0)));
-    let mut arenas = Arenas::default();
-    let (cost, root_step, frames, cells) = match pair(0, 0) {
-        Pair::Identical => (0, Step::Identical, Vec::new(), 0),
-        Pair::Replace => (size1 + size2 - 1, Step::Replace, Vec::new(), 0),
+    let (root, cost, cells) = match Kid::of(t1, 0).pair(&Kid::of(t2, 0), mode) {
+        Pair::Identical => (Step::Identical, 0, 0),
+        Pair::Replace => (Step::Replace, size1 + size2 - 1, 0),
         // Every mapped pair hangs from the roots' pair: without it nothing is mapped.
-        Pair::Apart => (size1 + size2, Step::Delete, Vec::new(), 0),
+        Pair::Apart => (Step::Delete, size1 + size2, 0),
         Pair::Descend => {
-            let (frames, cells) = align(t1, t2, &pair, limits, &mut arenas)?;
-            (frames[0].cost, Step::Descend(0), frames, cells)
+            let cells = align(t1, t2, mode, limits, &mut arenas)?;
+            (Step::Descend(0), arenas.frames[0].cost, cells)
         }
     };
-    read_back(t1, &frames, &arenas, root_step, &mut image);
-    Ok(Mapping { cost, image, cells })
+    Ok(Solved {
+        root,
+        arenas,
+        cost,
+        cells,
+    })
 }
 
-/// Fills the alignment frames from the roots down (frame 0 is the roots'), without recursion.
-fn align(
-    t1: &Tree,
-    t2: &Tree,
-    pair: &impl Fn(u32, u32) -> Pair,
+/// Fills the alignment frames into `arenas.frames` from the roots down (frame 0 is the roots'),
+/// without recursion, and returns the cells filled. A frame's child frames come after it.
+fn align<A: Labelled, B: Labelled>(
+    t1: &A,
+    t2: &B,
+    mode: Mode,
     limits: Limits,
     arenas: &mut Arenas,
-) -> Result<(Vec<Frame>, u64), TooLarge> {
-    let root = Frame::new(t1, t2, (0, 0), arenas);
+) -> Result<u64, TooLarge> {
+    let root = Frame::new(t1, t2, (0, 0), mode, arenas);
     let mut cells = root.cells();
     let mut frames = vec![root];
     let mut stack = vec![0u32];
@@ -456,7 +701,7 @@ fn align(
             }
             let (i, j) = (frame.i, frame.j);
             let ka = frame.kid_a(arenas, i - 1);
-            let size_a = u64::from(t1.size(ka));
+            let size_a = u64::from(ka.size);
             if j == 0 {
                 frame.cur[0] = frame.prev[0] + size_a;
                 arenas.steps[frame.step_at(i, 0)] = Step::Delete;
@@ -464,15 +709,24 @@ fn align(
                 continue;
             }
             let kb = frame.kid_b(arenas, j - 1);
-            let size_b = u64::from(t2.size(kb));
+            let size_b = u64::from(kb.size);
             let delete = frame.prev[j] + size_a;
             let insert = frame.cur[j - 1] + size_b;
             let diagonal = frame.prev[j - 1];
-            let paired = match (resumed.take(), pair(ka, kb)) {
+            let paired = match (resumed.take(), ka.pair(&kb, mode)) {
                 (Some((child, cost)), _) => Some((diagonal + cost, Step::Descend(child))),
                 (None, Pair::Identical) => Some((diagonal, Step::Identical)),
                 (None, Pair::Replace) => Some((diagonal + size_a + size_b - 1, Step::Replace)),
                 (None, Pair::Apart) => None,
+                // A leaf against a subtree with the same root label: the roots mapped, the
+                // rest left out. Most pairs a page's middle asks about are such, a template's
+                // emptied link against each of the page's links.
+                (None, Pair::Descend) if size_b == 1 => {
+                    Some((diagonal + size_a - 1, Step::LeafSecond))
+                }
+                (None, Pair::Descend) if size_a == 1 => {
+                    Some((diagonal + size_b - 1, Step::LeafFirst))
+                }
                 (None, Pair::Descend) => {
                     // Equal labels: descend unless even the best case loses. Any mapping of
                     // the two subtrees, restricted or exact, maps at most min(size_a, size_b)
@@ -482,7 +736,7 @@ fn align(
                     if bound > delete.min(insert) {
                         None
                     } else {
-                        let child = Frame::new(t1, t2, (ka, kb), arenas);
+                        let child = Frame::new(t1, t2, (ka.node, kb.node), mode, arenas);
                         cells += child.cells();
                         if cells > limits.max_cells {
                             return Err(TooLarge { cells });
@@ -505,43 +759,115 @@ fn align(
             frame.j += 1;
         }
     }
-    Ok((frames, cells))
+    arenas.frames = frames;
+    Ok(cells)
 }
 
-/// Writes the mapping the frames chose into `image`, from the roots' step down.
-fn read_back(t1: &Tree, frames: &[Frame], arenas: &Arenas, step: Step, image: &mut [u32]) {
-    let mut pending = vec![(0, 0, step)];
+/// The mapping the frames chose, from the roots' step down.
+fn read_back(t1: &Tree, solved: Solved) -> Mapping {
+    let Solved {
+        root,
+        arenas,
+        cost,
+        cells,
+    } = solved;
+    let frames = &arenas.frames;
+    let mut image = vec![NONE; t1.len()];
+    let mut equal = vec![false; t1.len()];
+    let mut chosen = Vec::new();
+    let mut pending = if t1.is_empty() {
+        Vec::new()
+    } else {
+        vec![(0, 0, root)]
+    };
     while let Some((a, b, step)) = pending.pop() {
         match step {
             Step::Delete | Step::Insert => {}
             Step::Identical => {
-                // Equal subtrees have the same shape: the k-th node maps to the k-th node.
                 for k in 0..t1.size(a) {
                     image[(a + k) as usize] = b + k;
+                    equal[(a + k) as usize] = true;
                 }
             }
             Step::Replace => image[a as usize] = b,
+            Step::LeafFirst | Step::LeafSecond => {
+                image[a as usize] = b;
+                equal[a as usize] = true;
+            }
             Step::Descend(f) => {
                 image[a as usize] = b;
+                equal[a as usize] = true;
                 let frame = &frames[f as usize];
                 debug_assert_eq!((frame.a, frame.b), (a, b));
-                let (mut i, mut j) = (frame.len_a, frame.len_b);
-                while i > 0 || j > 0 {
-                    let step = arenas.steps[frame.step_at(i, j)];
-                    match step {
-                        Step::Delete => i -= 1,
-                        Step::Insert => j -= 1,
-                        _ => {
-                            let (ka, kb) = (frame.kid_a(arenas, i - 1), frame.kid_b(arenas, j - 1));
-                            pending.push((ka, kb, step));
-                            i -= 1;
-                            j -= 1;
-                        }
-                    }
-                }
+                frame.chosen(&arenas, &mut chosen);
+                pending.extend(
+                    chosen
+                        .iter()
+                        .filter(|&&(ka, kb, _)| ka != NONE && kb != NONE),
+                );
             }
         }
     }
+    Mapping {
+        cost,
+        image,
+        equal,
+        cells,
+    }
+}
+
+/// The roots of the second tree's wholly covered subtrees ([`covered_roots`]): a pair of
+/// identical subtrees covers the second's whole; a descended pair covers its node, and the
+/// whole subtree when every child of the second tree's node is covered whole in turn.
+fn roots_in_second(solved: Solved) -> Vec<u32> {
+    let Solved { root, arenas, .. } = solved;
+    let frames = &arenas.frames;
+    match root {
+        Step::Identical => return vec![0],
+        Step::Descend(_) => {}
+        _ => return Vec::new(),
+    }
+    // The frames the mapping chose, parents before children; most frames a mapping fills
+    // are pairs it then did not choose.
+    let mut chosen = Vec::new();
+    let mut order = vec![0u32];
+    let mut next = 0;
+    while let Some(&f) = order.get(next) {
+        frames[f as usize].chosen(&arenas, &mut chosen);
+        order.extend(chosen.iter().filter_map(|&(_, _, step)| match step {
+            Step::Descend(c) => Some(c),
+            _ => None,
+        }));
+        next += 1;
+    }
+    let mut whole = vec![false; frames.len()];
+    for &f in order.iter().rev() {
+        frames[f as usize].chosen(&arenas, &mut chosen);
+        whole[f as usize] = chosen.iter().all(|&(_, _, step)| match step {
+            Step::Delete | Step::Identical | Step::LeafSecond => true,
+            Step::Descend(c) => whole[c as usize],
+            Step::Insert | Step::Replace | Step::LeafFirst => false,
+        });
+    }
+    let mut roots = Vec::new();
+    let mut pending = vec![0u32];
+    if whole[0] {
+        roots.push(0);
+        pending.clear();
+    }
+    while let Some(f) = pending.pop() {
+        frames[f as usize].chosen(&arenas, &mut chosen);
+        for &(_, kb, step) in &chosen {
+            match step {
+                Step::Identical | Step::LeafSecond => roots.push(kb),
+                Step::Descend(c) if whole[c as usize] => roots.push(kb),
+                Step::Descend(c) => pending.push(c),
+                _ => {}
+            }
+        }
+    }
+    roots.sort_unstable();
+    roots
 }
 
 #[cfg(test)]
@@ -592,6 +918,22 @@ pub(crate) mod tests {
         }
         let labels = (0..n).map(|_| xorshift(state) % alphabet).collect();
         Tree::new(labels, ends).expect("preorder by construction")
+    }
+
+    /// `rounds` pairs of random trees of up to `max_nodes` nodes, with their round. Small
+    /// alphabets (2 to 4 labels) make equal labels and identical subtrees common.
+    fn random_pairs(
+        seed: u64,
+        rounds: u64,
+        max_nodes: u64,
+    ) -> impl Iterator<Item = (u64, Tree, Tree)> {
+        let mut state = seed;
+        (0..rounds).map(move |round| {
+            let alphabet = 2 + round % 3;
+            let t1 = random_tree(&mut state, max_nodes, alphabet);
+            let t2 = random_tree(&mut state, max_nodes, alphabet);
+            (round, t1, t2)
+        })
     }
 
     fn is_ancestor(t: &Tree, a: u32, d: u32) -> bool {
@@ -689,15 +1031,10 @@ pub(crate) mod tests {
 
     #[test]
     fn cost_equals_brute_force_on_random_trees() {
-        let mut state = 0x2545_f491_4f6c_dd1d;
         // How often the cases that need the matrices came up: equal subtrees below the root,
         // pairs with different labels, children left out.
         let (mut descended, mut identical_below, mut replaced, mut left_out) = (0, 0, 0, 0);
-        for round in 0..12_000 {
-            // Small alphabets make equal labels and identical subtrees common.
-            let alphabet = 2 + round % 3;
-            let t1 = random_tree(&mut state, 8, alphabet);
-            let t2 = random_tree(&mut state, 8, alphabet);
+        for (round, t1, t2) in random_pairs(0x2545_f491_4f6c_dd1d, 12_000, 8) {
             let mapping = map(&t1, &t2, Limits::default()).expect("small");
             assert_eq!(
                 mapping.cost,
@@ -709,12 +1046,8 @@ pub(crate) mod tests {
             assert_is_mapping(&t1, &t2, &pairs, round);
             assert_eq!(cost_of(&t1, &t2, &pairs), mapping.cost, "round {round}");
             descended += usize::from(mapping.cells > 0);
-            let (c1, c2) = classes(&t1, &t2);
-            identical_below += usize::from(
-                pairs
-                    .iter()
-                    .any(|&(a, b)| a > 0 && c1[a as usize] == c2[b as usize]),
-            );
+            identical_below +=
+                usize::from(pairs.iter().any(|&(a, b)| a > 0 && t1.key(a) == t2.key(b)));
             replaced += usize::from(pairs.iter().any(|&(a, b)| t1.label(a) != t2.label(b)));
             left_out += usize::from(pairs.len() < t1.len().max(t2.len()));
         }
@@ -730,14 +1063,10 @@ pub(crate) mod tests {
 
     #[test]
     fn exact_mapping_equals_brute_force_on_random_trees() {
-        let mut state = 0x9e37_79b9_7f4a_7c15;
         // How often the exact mapping left a node out that RTDM maps by replacement, and how
         // often it mapped more equal pairs than RTDM's least cost does.
         let (mut refused_replacement, mut more_equal) = (0, 0);
-        for round in 0..10_000 {
-            let alphabet = 2 + round % 3;
-            let t1 = random_tree(&mut state, 8, alphabet);
-            let t2 = random_tree(&mut state, 8, alphabet);
+        for (round, t1, t2) in random_pairs(0x9e37_79b9_7f4a_7c15, 10_000, 8) {
             let exact = map_exact(&t1, &t2, Limits::default()).expect("small");
             assert_eq!(
                 exact.cost,
@@ -752,7 +1081,7 @@ pub(crate) mod tests {
             }
             let mapped = pairs.len() as u64;
             assert_eq!(exact.cost, (t1.len() + t2.len()) as u64 - 2 * mapped);
-            assert_eq!(exact.equal_in_first(&t1, &t2), {
+            assert_eq!(exact.equal, {
                 let mut v = vec![false; t1.len()];
                 pairs.iter().for_each(|&(a, _)| v[a as usize] = true);
                 v
@@ -761,7 +1090,7 @@ pub(crate) mod tests {
             // has no mapped descendants, so an equal pair's parents are equal too): the
             // largest exact mapping is never smaller.
             let restricted = map(&t1, &t2, Limits::default()).expect("small");
-            let equal = restricted.equal_in_first(&t1, &t2);
+            let equal = &restricted.equal;
             let equal = equal.iter().filter(|&&e| e).count() as u64;
             assert!(mapped >= equal, "round {round}");
             more_equal += usize::from(mapped > equal);
@@ -773,6 +1102,87 @@ pub(crate) mod tests {
         }
         assert!(refused_replacement > 1_000, "{refused_replacement}");
         assert!(more_equal > 100, "{more_equal}");
+    }
+
+    /// The highest nodes of `t2` whose every node `mapping` maps from an equal node, from the
+    /// definition: what [`covered_roots`] must find.
+    fn roots_by_definition(t1: &Tree, t2: &Tree, mapping: &Mapping) -> Vec<u32> {
+        let mut whole = vec![false; t2.len()];
+        for a in 0..t1.len() {
+            if mapping.equal[a] {
+                whole[mapping.image[a] as usize] = true;
+            }
+        }
+        for node in (0..t2.len() as u32).rev() {
+            if whole[node as usize] {
+                whole[node as usize] = t2.children(node).all(|c| whole[c as usize]);
+            }
+        }
+        (0..t2.len() as u32)
+            .filter(|&n| whole[n as usize])
+            .filter(|&n| !(0..n).any(|p| whole[p as usize] && is_ancestor(t2, p, n)))
+            .collect()
+    }
+
+    #[test]
+    fn covered_roots_are_the_mappings_wholly_covered_blocks() {
+        let (mut below_root, mut several) = (0, 0);
+        for (round, t1, t2) in random_pairs(0x1234_5678_9abc_def1, 10_000, 10) {
+            let limits = Limits::default();
+            let restricted = (covered_roots(&t1, &t2, limits), map(&t1, &t2, limits));
+            let exact = (
+                covered_roots_exact(&t1, &t2, limits),
+                map_exact(&t1, &t2, limits),
+            );
+            for (roots, mapping) in [restricted, exact] {
+                let (roots, mapping) = (roots.unwrap(), mapping.unwrap());
+                assert_eq!(
+                    roots,
+                    roots_by_definition(&t1, &t2, &mapping),
+                    "round {round}"
+                );
+                below_root += usize::from(roots.first().is_some_and(|&r| r > 0));
+                several += usize::from(roots.len() > 1);
+            }
+        }
+        assert!(
+            below_root > 2_000 && several > 600,
+            "{below_root} {several}"
+        );
+    }
+
+    #[test]
+    fn identical_ends_of_child_lists_need_no_matrix() {
+        // A header, a menu and a footer shared; only the middle block differs.
+        let t1 = parse("r(h n m(x) f)");
+        let t2 = parse("r(h n m(y z) f)");
+        let mapping = map(&t1, &t2, Limits::default()).unwrap();
+        assert_eq!(mapping.cost, 1 + 1);
+        // The roots' matrix is m against m (2 × 2), m's is x against y z (2 × 3); x is
+        // replaced by z (read back from the last cell, ties go to pairing) and y left out.
+        assert_eq!(mapping.cells, 4 + 6);
+        assert_eq!(mapping.image, vec![0, 1, 2, 3, 5, 6]);
+        assert_eq!(
+            covered_roots(&t1, &t2, Limits::default()).unwrap(),
+            [1, 2, 6]
+        );
+    }
+
+    #[test]
+    fn restricted_trees_keep_the_keys_of_whole_subtrees_only() {
+        let t = parse("a(b(c d) e(f))");
+        let kept = t.restrict(&[true, true, false, true, true, true]);
+        assert_eq!(kept.len(), 5);
+        // a and b lost nodes; d and e(f) are whole.
+        assert_eq!(kept.key(0), NO_KEY);
+        assert_eq!(kept.key(1), NO_KEY);
+        assert_eq!(kept.key(2), t.key(3));
+        assert_eq!(kept.key(3), t.key(4));
+        assert_eq!(kept.key(4), t.key(5));
+        // A node that lost part of its subtree is identical to nothing, not even its copy.
+        let mapping = map(&kept, &kept.clone(), Limits::default()).unwrap();
+        assert_eq!(mapping.cost, 0);
+        assert!(mapping.cells > 0);
     }
 
     #[test]
@@ -809,10 +1219,7 @@ pub(crate) mod tests {
         let mapping = map(&t1, &t2, Limits::default()).unwrap();
         assert_eq!(mapping.cost, 1 + 1 + 1);
         assert_eq!(mapping.image, vec![0, 1, 2, NONE]);
-        assert_eq!(
-            mapping.equal_in_first(&t1, &t2),
-            vec![true, true, false, false]
-        );
+        assert_eq!(mapping.equal, vec![true, true, false, false]);
     }
 
     #[test]
@@ -841,7 +1248,8 @@ pub(crate) mod tests {
     fn restrict_keeps_the_marked_nodes_in_shape() {
         let t = parse("a(b(c d) e(f))");
         let kept = t.restrict(&[true, true, false, true, true, false]);
-        assert_eq!(kept, parse("a(b(d) e)"));
+        assert_eq!(kept.parts().0, parse("a(b(d) e)").parts().0);
+        assert_eq!(kept.parts().1, parse("a(b(d) e)").parts().1);
         assert!(t.restrict(&[false; 6]).is_empty());
     }
 

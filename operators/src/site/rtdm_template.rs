@@ -1,14 +1,22 @@
 //! A host's template from a few of its pages by restricted top-down mapping (RTDM-TD, Vieira et
 //! al. 2006; seed 002 §5), and its cheap removal from every other page.
 //!
-//! A page is a tree labelled by tag names and texts ([`label_tree`]). Two pages share what
+//! A page is a tree labelled by tag names and texts ([`PageTree`]). Two pages share what
 //! their least-cost mapping ([`crate::site::rtdm`]) maps to equal labels: the menus, headers
 //! and footers copied onto both, down to the texts they repeat, and the skeleton above them.
 //! That shared part is itself a tree ([`common_subtree`], the paper's ExtractSubTree). Any two
 //! pages may share more than the site does (two articles of one section share the section's
 //! menu), so [`find_template`] maps the common subtree against one more page at a time and
-//! keeps the last one: the template. Removal maps a page against the template
-//! ([`template_nodes`]); its nodes mapped to equal labels are the template's on that page.
+//! keeps the last one: the template. Removal maps the template onto a page
+//! ([`template_roots`]); the page's blocks it covers are the template's on that page.
+//!
+//! Texts are labelled by the content hashes SiteLevel(θ) counts ([`crate::dom::subtree`]):
+//! whitespace collapsed and case folded, so that the same menu entry indented differently on
+//! two pages is the same leaf, and whitespace-only or invisible text (scripts, styles, hidden
+//! elements) all one empty label, so that a page's inline script does not keep its block from
+//! being the template's. The same hashes are the subtrees' keys: two blocks with the same
+//! content hash are identical to the mapping, which pairs them without looking inside, so that
+//! removal reads little more of a page than the parts where it differs from the template.
 //!
 //! Pages are sampled by URL hash ([`crate::site::site_level::url_key`]), the same order
 //! SiteLevel(θ) samples in, so the template does not depend on which worker read which page.
@@ -16,26 +24,69 @@
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::dom::normalize::normalize_for_hash;
+use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, NodeKind};
-use crate::site::rtdm::{map, Limits, TooLarge, Tree, NONE};
+use crate::site::rtdm::{covered_roots, map, Labelled, Limits, TooLarge, Tree};
 
 /// Seeds keeping element labels and text labels apart (a text "div" is no `<div>`).
 const ELEMENT_SEED: u64 = 0xe1e7_0002;
 const TEXT_SEED: u64 = 0x7e47_0002;
 
-/// The page as seed 002 maps it: every node of the DOM, in the DOM's order (node `i` of the
-/// tree is node `i` of `dom`), labelled by its tag name, or, for text, by its text as
-/// SiteLevel's hashes read it (whitespace collapsed, case folded), so that the same menu entry
-/// indented differently on two pages is the same leaf.
-pub fn label_tree(dom: &Dom) -> Tree {
-    label_tree_with(dom, |i| {
-        let tag = dom.tag(i).map_or("", |t| &**t);
-        xxh3_64_with_seed(tag.as_bytes(), ELEMENT_SEED)
-    })
+/// A parsed page as seed 002 maps it, read in place: every node of the DOM in the DOM's order
+/// (node `i` of the tree is node `i` of `dom`), an element labelled by its tag name, a text by
+/// its content hash, and every subtree keyed by its content hash.
+#[derive(Clone, Copy)]
+pub struct PageTree<'a> {
+    dom: &'a Dom,
+    sums: &'a [Subtree],
 }
 
-/// [`label_tree`] with elements labelled by `element` (called with the element's index):
-/// methods differ in what makes two elements equal, not in the tree or in how texts compare.
+impl<'a> PageTree<'a> {
+    /// `sums` is [`crate::dom::subtree::summarize`]'s for `dom`.
+    pub fn new(dom: &'a Dom, sums: &'a [Subtree]) -> PageTree<'a> {
+        debug_assert_eq!(dom.len(), sums.len());
+        PageTree { dom, sums }
+    }
+}
+
+impl Labelled for PageTree<'_> {
+    fn len(&self) -> usize {
+        self.dom.len().min(self.sums.len())
+    }
+
+    fn label(&self, node: u32) -> u64 {
+        let i = node as usize;
+        match self.dom.node(i).kind {
+            NodeKind::Document => 0,
+            NodeKind::Element(_) => element_label(self.dom, i),
+            NodeKind::Text { .. } => self.sums[i].content_hash,
+        }
+    }
+
+    fn key(&self, node: u32) -> u64 {
+        self.sums[node as usize].content_hash
+    }
+
+    fn end(&self, node: u32) -> u32 {
+        self.dom.node(node as usize).end
+    }
+}
+
+fn element_label(dom: &Dom, i: usize) -> u64 {
+    let tag = dom.tag(i).map_or("", |t| &**t);
+    xxh3_64_with_seed(tag.as_bytes(), ELEMENT_SEED)
+}
+
+/// The page as [`PageTree`] reads it, copied into a [`Tree`]: a sample page, kept to find the
+/// template from and sent between workers.
+pub fn label_tree(dom: &Dom, sums: &[Subtree]) -> Tree {
+    Tree::copy_of(&PageTree::new(dom, sums))
+}
+
+/// Every node of the DOM in the DOM's order, elements labelled by `element` (called with the
+/// element's index) and texts by their normalized text, keyed by [`Tree::new`]: seed 004's
+/// page ([`crate::site::etdm::label_tree_exact`]), whose elements' equality content hashes do
+/// not follow.
 pub(crate) fn label_tree_with(dom: &Dom, mut element: impl FnMut(usize) -> u64) -> Tree {
     let mut scratch = Vec::new();
     let mut labels = Vec::with_capacity(dom.len());
@@ -59,7 +110,7 @@ pub(crate) fn label_tree_with(dom: &Dom, mut element: impl FnMut(usize) -> u64) 
 /// to equal labels, as a tree (seed 002's ExtractSubTree, with retrieveTemplate).
 pub fn common_subtree(t1: &Tree, t2: &Tree, limits: Limits) -> Result<Tree, TooLarge> {
     let mapping = map(t1, t2, limits)?;
-    Ok(t1.restrict(&mapping.equal_in_first(t1, t2)))
+    Ok(t1.restrict(&mapping.equal))
 }
 
 /// Sample pages FindTemplate maps by default. Seed 002's Figure 7 reaches F ≥ 0.95 with fewer
@@ -112,52 +163,24 @@ pub fn find_template(
     Some(template)
 }
 
-/// The removal pass: for every node of `page`, whether the template covers it (it is mapped
-/// from a template node with the same label).
-pub fn template_nodes(template: &Tree, page: &Tree, limits: Limits) -> Result<Vec<bool>, TooLarge> {
-    let mut covered = vec![false; page.len()];
-    let mapping = map(template, page, limits)?;
-    for (a, &b) in mapping.image.iter().enumerate() {
-        if b != NONE && template.label(a as u32) == page.label(b) {
-            covered[b as usize] = true;
-        }
-    }
-    Ok(covered)
-}
-
-/// The page's template roots from its covered nodes: the highest nodes whose whole subtree the
-/// template covers, as SiteLevel(θ) marks its template blocks. A covered `<div>` whose text
-/// differs on this page is the template's skeleton, not template content, and is no root.
-pub fn covered_roots(page: &Tree, covered: &[bool]) -> Vec<bool> {
-    // Bottom-up: a subtree is wholly covered when its root and all its children's are.
-    let mut whole = covered.to_vec();
-    for node in (0..page.len() as u32).rev() {
-        if whole[node as usize] {
-            whole[node as usize] = page.children(node).all(|c| whole[c as usize]);
-        }
-    }
-    // Top-down: a root is wholly covered with no wholly covered ancestor.
-    let mut roots = vec![false; page.len()];
-    let mut inside = vec![false; page.len()];
-    for node in 0..page.len() as u32 {
-        let n = node as usize;
-        if whole[n] && !inside[n] {
-            roots[n] = true;
-        }
-        if whole[n] || inside[n] {
-            for c in page.children(node) {
-                inside[c as usize] = true;
-            }
-        }
-    }
-    roots
+/// The removal pass: the page's template blocks, as the page's nodes that root them (in
+/// document order). A block is template when the mapping covers all of it with template
+/// nodes of the same labels, and a root has no such block above it, as SiteLevel(θ) marks its
+/// template blocks; a covered `<div>` whose text differs on this page is the template's
+/// skeleton, not template content, and is no root.
+pub fn template_roots(
+    template: &Tree,
+    page: PageTree,
+    limits: Limits,
+) -> Result<Vec<u32>, TooLarge> {
+    covered_roots(template, &page, limits)
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::dom::parse;
-    use crate::site::rtdm::tests::parse as tree;
+    use crate::dom::subtree::summarize;
 
     const DEPTH: usize = 512;
 
@@ -169,6 +192,28 @@ pub(crate) mod tests {
         )
     }
 
+    /// A parsed page with its content hashes.
+    pub(crate) struct Parsed {
+        pub dom: Dom,
+        pub sums: Vec<Subtree>,
+    }
+
+    impl Parsed {
+        pub fn new(html: &str) -> Parsed {
+            let dom = parse(html, DEPTH);
+            let sums = summarize(&dom, "example.com");
+            Parsed { dom, sums }
+        }
+
+        pub fn page(&self) -> PageTree<'_> {
+            PageTree::new(&self.dom, &self.sums)
+        }
+
+        pub fn tree(&self) -> Tree {
+            label_tree(&self.dom, &self.sums)
+        }
+    }
+
     /// The trimmed visible texts of the nodes `nodes` marks, in document order.
     pub(crate) fn text_of(dom: &Dom, nodes: &[bool]) -> Vec<String> {
         (0..dom.len())
@@ -177,55 +222,81 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// The visible texts of the blocks `roots` roots, in document order.
+    fn texts_under(dom: &Dom, roots: &[u32]) -> Vec<String> {
+        let mut inside = vec![false; dom.len()];
+        for &root in roots {
+            inside[dom.subtree(root as usize)]
+                .iter_mut()
+                .for_each(|x| *x = true);
+        }
+        text_of(dom, &inside)
+    }
+
     #[test]
     fn the_template_is_what_every_sample_page_shares() {
         // The first two pages share the "News" menu entry; the third does not, so it is
         // dropped from the template, as seed 002 argues for mapping more than two pages.
         let pages = [
-            page("News", "One"),
-            page("News", "Two"),
-            page("Sport", "Three"),
+            Parsed::new(&page("News", "One")),
+            Parsed::new(&page("News", "Two")),
+            Parsed::new(&page("Sport", "Three")),
         ];
-        let doms: Vec<Dom> = pages.iter().map(|p| parse(p, DEPTH)).collect();
-        let two = find_template(doms[..2].iter().map(label_tree), 10, Limits::default()).unwrap();
-        let three = find_template(doms.iter().map(label_tree), 10, Limits::default()).unwrap();
+        let two =
+            find_template(pages[..2].iter().map(Parsed::tree), 10, Limits::default()).unwrap();
+        let three = find_template(pages.iter().map(Parsed::tree), 10, Limits::default()).unwrap();
         assert_eq!((two.pages_used, three.pages_used), (2, 3));
         assert!(three.tree.len() < two.tree.len());
 
-        let fourth = parse(&page("News", "Four"), DEPTH);
-        let covered = template_nodes(&three.tree, &label_tree(&fourth), Limits::default()).unwrap();
-        assert_eq!(text_of(&fourth, &covered), ["Home", "© Example"]);
-        let covered = template_nodes(&two.tree, &label_tree(&fourth), Limits::default()).unwrap();
-        assert_eq!(text_of(&fourth, &covered), ["Home", "News", "© Example"]);
+        let fourth = Parsed::new(&page("News", "Four"));
+        let roots = template_roots(&three.tree, fourth.page(), Limits::default()).unwrap();
+        assert_eq!(texts_under(&fourth.dom, &roots), ["Home", "© Example"]);
+        let roots = template_roots(&two.tree, fourth.page(), Limits::default()).unwrap();
+        // The whole menu is one block of the two-page template.
+        assert_eq!(
+            texts_under(&fourth.dom, &roots),
+            ["Home", "News", "© Example"]
+        );
+        let tag = |root: &u32| fourth.dom.tag(*root as usize).map(|t| t.to_string());
+        assert!(roots.iter().any(|root| tag(root).as_deref() == Some("nav")));
     }
 
     #[test]
     fn the_sample_stops_at_max_pages() {
-        let doms: Vec<Dom> = (0..6)
-            .map(|k| parse(&page("News", &format!("Page {k}")), DEPTH))
+        let pages: Vec<Parsed> = (0..6)
+            .map(|k| Parsed::new(&page("News", &format!("Page {k}"))))
             .collect();
-        let template = find_template(doms.iter().map(label_tree), 4, Limits::default()).unwrap();
+        let template = find_template(pages.iter().map(Parsed::tree), 4, Limits::default()).unwrap();
         assert_eq!(template.pages_used, 4);
-        assert!(find_template(doms[..1].iter().map(label_tree), 4, Limits::default()).is_none());
+        assert!(find_template(pages[..1].iter().map(Parsed::tree), 4, Limits::default()).is_none());
     }
 
     #[test]
-    fn roots_are_the_highest_wholly_covered_nodes() {
-        //            0 r  1 a  2 x  3 b  4 y  5 z
-        let t = tree("r(a(x) b(y z))");
-        let covered = [true, true, true, true, true, false];
+    fn a_page_in_place_maps_as_its_copy() {
+        let pages: Vec<Parsed> = (0..4)
+            .map(|k| Parsed::new(&page(&format!("Menu {}", k % 2), &format!("Page {k}"))))
+            .collect();
+        let template =
+            find_template(pages[..3].iter().map(Parsed::tree), 4, Limits::default()).unwrap();
+        let last = &pages[3];
         assert_eq!(
-            covered_roots(&t, &covered),
-            [false, true, false, false, true, false]
+            template_roots(&template.tree, last.page(), Limits::default()),
+            covered_roots(&template.tree, &last.tree(), Limits::default())
         );
     }
 
     #[test]
-    fn text_labels_ignore_whitespace_and_case() {
-        let a = label_tree(&parse("<p>Read   more</p>", DEPTH));
-        let b = label_tree(&parse("<p>\n  read more\n</p>", DEPTH));
+    fn text_labels_ignore_whitespace_case_and_invisible_text() {
+        let a = Parsed::new("<p>Read   more</p>").tree();
+        let b = Parsed::new("<p>\n  read more\n</p>").tree();
         assert_eq!(a, b);
-        let c = label_tree(&parse("<p>Read less</p>", DEPTH));
+        let c = Parsed::new("<p>Read less</p>").tree();
         assert_ne!(a, c);
+        // A block whose inline script differs from page to page is still the same block.
+        let one = Parsed::new("<div><p>Menu</p><script>var id = 1;</script></div><p>One</p>");
+        let two = Parsed::new("<div><p>Menu</p><script>var id = 2;</script></div><p>Two</p>");
+        let template = common_subtree(&one.tree(), &two.tree(), Limits::default()).unwrap();
+        let roots = template_roots(&template, two.page(), Limits::default()).unwrap();
+        assert_eq!(texts_under(&two.dom, &roots), ["Menu"]);
     }
 }

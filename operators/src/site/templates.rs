@@ -12,9 +12,9 @@
 
 use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
-use crate::site::etdm::{label_tree_exact, template_nodes_exact};
+use crate::site::etdm::{label_tree_exact, template_roots_exact};
 use crate::site::rtdm::{Limits, TooLarge, Tree};
-use crate::site::rtdm_template::{covered_roots, label_tree, template_nodes};
+use crate::site::rtdm_template::{self, PageTree};
 use crate::site::site_level::{template_roots, Fingerprints, HostModel};
 
 /// A site-level method.
@@ -166,31 +166,26 @@ impl HostTemplates {
         let Some(template) = &host.template else {
             return Ok(vec![None; dom.len()]);
         };
-        let (page, covered) = match host.method {
-            Method::Etdm => {
-                let page = label_tree_exact(dom);
-                let covered = template_nodes_exact(template, &page, limits)?;
-                (page, covered)
-            }
-            _ => {
-                let page = label_tree(dom);
-                let covered = template_nodes(template, &page, limits)?;
-                (page, covered)
-            }
+        let roots = match host.method {
+            Method::Etdm => template_roots_exact(template, &label_tree_exact(dom), limits)?,
+            _ => rtdm_template::template_roots(template, PageTree::new(dom, sums), limits)?,
         };
-        Ok(hashed_roots(sums, &covered_roots(&page, &covered)))
+        Ok(hashed_roots(sums, &roots))
     }
 }
 
 /// Roots named by their content hash, SiteLevel(θ)'s fingerprint of a block. As there, only
 /// blocks that show text count: an empty `<head>` or spacer is covered on every page of every
 /// site, and saying so would make it a template row of each.
-fn hashed_roots(sums: &[Subtree], roots: &[bool]) -> Vec<Option<u64>> {
-    roots
-        .iter()
-        .zip(sums)
-        .map(|(&root, sum)| (root && sum.text_chars > 0).then_some(sum.content_hash))
-        .collect()
+fn hashed_roots(sums: &[Subtree], roots: &[u32]) -> Vec<Option<u64>> {
+    let mut hashed = vec![None; sums.len()];
+    for &root in roots {
+        let sum = &sums[root as usize];
+        if sum.text_chars > 0 {
+            hashed[root as usize] = Some(sum.content_hash);
+        }
+    }
+    hashed
 }
 
 #[cfg(test)]
@@ -198,7 +193,7 @@ mod tests {
     use super::*;
     use crate::dom::parse;
     use crate::dom::subtree::summarize;
-    use crate::site::rtdm_template::find_template;
+    use crate::site::rtdm_template::{find_template, label_tree};
 
     fn page(body: &str) -> String {
         format!(
@@ -214,8 +209,10 @@ mod tests {
             .iter()
             .map(|b| parse(&page(b), 512))
             .collect();
-        let template =
-            find_template(doms.iter().map(label_tree), 25, Limits::default()).expect("a template");
+        let trees = doms
+            .iter()
+            .map(|dom| label_tree(dom, &summarize(dom, "example.com")));
+        let template = find_template(trees, 25, Limits::default()).expect("a template");
         let host = HostTemplates::Mapped(MappedHost {
             method: Method::Rtdm,
             pages: 3,
