@@ -232,6 +232,8 @@ pub struct HostRow {
     pub mean_fractions: [Option<f64>; 7],
     /// The site-level method whose templates the host has.
     pub method: Option<String>,
+    /// Pages too large to map against the host's mapped template (null for SiteLevel(θ)).
+    pub pages_unmapped: Option<u64>,
 }
 
 pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, String> {
@@ -259,6 +261,9 @@ pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, 
         .chain((0..7).map(|k| optional_f64s(rows, |r| r.mean_fractions[k])))
         .chain(std::iter::once(Arc::new(StringArray::from_iter(
             rows.iter().map(|r| r.method.as_deref()),
+        )) as ArrayRef))
+        .chain(std::iter::once(Arc::new(UInt64Array::from_iter(
+            rows.iter().map(|r| r.pages_unmapped),
         )) as ArrayRef))
         .collect(),
     )

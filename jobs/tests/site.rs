@@ -50,7 +50,8 @@ fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
         if row.contains("\ttrue\t") {
             let columns: Vec<&str> = row.split('\t').collect();
             assert_eq!((columns[2], columns[5]), ("4", "3"), "{row}");
-            assert!(row.ends_with("\tetdm"), "{row}");
+            // Method, then pages too large to map: none here.
+            assert!(row.ends_with("\tetdm\t0"), "{row}");
         }
     }
 
@@ -67,7 +68,7 @@ fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
         .all(|r| r.split('\t').nth(1) == Some("site-level")));
     let hosts = common::rows(&out, "hosts");
     assert!(
-        hosts.iter().all(|h| h.ends_with("\tsite-level")),
+        hosts.iter().all(|h| h.ends_with("\tsite-level\t∅")),
         "{hosts:#?}"
     );
 }
@@ -90,6 +91,56 @@ fn rtdm_gives_the_same_tables_whatever_the_workers() {
         assert_eq!(columns[1], "rtdm", "{row}");
         assert_eq!(columns[3], columns[4], "pages_with = pages_sampled: {row}");
     }
+}
+
+#[test]
+fn a_page_too_large_to_map_is_counted_in_its_hosts_row() {
+    // Six pages of one host share a list of 2,100 items; the page with the largest URL key
+    // (outside a 5-page sample) has 2,100 other items, so that its list against the
+    // template's is a 2,101 × 2,101 alignment, past the 4 M-cell limit.
+    use stencil_operators::site::site_level::url_key;
+    let urls: Vec<String> = (0..6)
+        .map(|k| format!("http://wide.example/p{k}"))
+        .collect();
+    let odd = (0..6).max_by_key(|&k| url_key(&urls[k])).unwrap();
+    let pages = urls
+        .iter()
+        .enumerate()
+        .map(|(k, url)| {
+            let word = if k == odd { "Other" } else { "Item" };
+            let items: String = (0..2_100).map(|i| format!("<li>{word} {i}</li>")).collect();
+            synth::SynthPage {
+                url: url.clone(),
+                html: format!(
+                    "<html><body><h1>Story {k}</h1><p>Text of story {k}.</p>\
+                     <ul>{items}</ul><footer>© Wide</footer></body></html>"
+                ),
+                template_paths: Vec::new(),
+            }
+        })
+        .collect();
+    let dir = scratch("unmapped");
+    let files = crawl_of(&dir, 1, pages);
+    let wide = |out: &Path| {
+        let hosts = rows(out, "hosts");
+        hosts
+            .into_iter()
+            .find(|h| h.starts_with("wide.example\t"))
+            .expect("wide.example's row")
+    };
+    let out = dir.join("rtdm");
+    site(
+        &files,
+        &out,
+        &["--method", "rtdm", "--sample-pages", "5", "--no-training"],
+    );
+    let row = wide(&out);
+    assert!(row.ends_with("\trtdm\t1"), "{row}");
+    // The page is still a page of the host, with no site-level template.
+    assert!(row.starts_with("wide.example\t6\t5\ttrue\t"), "{row}");
+    let out = dir.join("site-level");
+    site(&files, &out, &["--no-training"]);
+    assert!(wide(&out).ends_with("\tsite-level\t∅"), "{}", wide(&out));
 }
 
 /// Runs `stencil site` with `extra` flags on 5 files with 1, 2 and 7 workers and with 2

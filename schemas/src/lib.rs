@@ -50,7 +50,8 @@ pub fn site_templates() -> SchemaRef {
 /// `hosts`: one row per host seen in the input, with site-level statistics or not
 /// (`site_level` false and `reason` set when the host had too few pages), and the site-level
 /// method whose templates it has (`--method`; ETDM falls back to SiteLevel(θ) host by host;
-/// null in `stencil apply`). The `mean_*`
+/// null in `stencil apply`), and for a mapping method the pages too large to map against the
+/// template (`pages_unmapped`: they keep no site-level template). The `mean_*`
 /// columns average the `pages` table's fractions over the host's pages that have the measure;
 /// they are null where no page has it, and always null in `stencil site`, which scores nothing.
 pub fn hosts() -> SchemaRef {
@@ -72,6 +73,7 @@ pub fn hosts() -> SchemaRef {
             .map(|name| Field::new(format!("mean_{name}"), DataType::Float64, true)),
     );
     fields.push(Field::new("method", DataType::Utf8, true));
+    fields.push(Field::new("pages_unmapped", DataType::UInt64, true));
     Arc::new(Schema::new(fields))
 }
 

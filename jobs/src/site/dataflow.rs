@@ -521,6 +521,8 @@ pub enum HostFact {
     /// The template fractions of one page (`stencil run`), as f64 bits, in
     /// `stencil_schemas::PAGE_FRACTIONS` order.
     Fractions([Option<u64>; 7]),
+    /// One page too large to map against the host's mapped template.
+    Unmapped,
 }
 
 impl HostFact {
@@ -634,6 +636,7 @@ pub struct EncodedHostRow {
     /// Pages with a `Fractions` fact, and the mean of each fraction (bits).
     scored_pages: u64,
     mean_fraction_bits: [Option<u64>; 7],
+    pages_unmapped: u64,
 }
 
 impl EncodedHostRow {
@@ -679,6 +682,11 @@ impl EncodedHostRow {
             mean_templated_fraction: self.mean_bits.map(f64::from_bits),
             median_templated_fraction: self.median_bits.map(f64::from_bits),
             mean_fractions: self.mean_fraction_bits.map(|bits| bits.map(f64::from_bits)),
+            // Only a mapping method maps pages; SiteLevel(θ) and `apply` look blocks up.
+            pages_unmapped: method
+                .as_deref()
+                .filter(|m| *m != Method::SiteLevel.as_str())
+                .map(|_| self.pages_unmapped),
             method,
         }
     }
@@ -690,6 +698,7 @@ fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
     let mut model = None;
     let mut fractions: Vec<f64> = Vec::new();
     let mut scored_pages = 0u64;
+    let mut pages_unmapped = 0u64;
     let mut sums = [(0.0f64, 0u64); 7];
     for (fact, multiplicity) in facts {
         match fact {
@@ -705,6 +714,7 @@ fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
                     }
                 }
             }
+            HostFact::Unmapped => pages_unmapped += *multiplicity as u64,
             HostFact::Page { templated, total } => {
                 let fraction = *templated as f64 / (*total).max(1) as f64;
                 for _ in 0..*multiplicity {
@@ -731,5 +741,6 @@ fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
         median_bits: median.map(f64::to_bits),
         scored_pages,
         mean_fraction_bits: sums.map(|(sum, n)| (n > 0).then(|| (sum / n as f64).to_bits())),
+        pages_unmapped,
     }
 }

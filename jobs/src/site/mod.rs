@@ -522,6 +522,9 @@ pub(crate) struct PageLabels {
     roots: Vec<Option<u64>>,
     /// The page's templated and total text, when it has text.
     text: Option<(u64, u64)>,
+    /// The page was too large to map against its host's template (a mapping method), and so
+    /// keeps none of it.
+    unmapped: bool,
     /// Candidates for `site_templates` rows: (hash, occurrence), sampled pages only.
     occurrences: Vec<(u64, Occurrence)>,
     /// Node labels with their features and paths, when the page gives training rows or
@@ -566,18 +569,24 @@ pub(crate) fn label_page(
     };
     let blocks =
         (scheme == Scheme::Kolcz).then(|| labels::kolcz_blocks(dom, &text::PageText::new(dom)));
-    let roots = match (&blocks, site_level) {
-        (Some(blocks), Some(model)) => block_roots(dom.len(), blocks, model),
-        // A page too large to map against its host's template keeps none of it.
-        _ => templates
-            .roots(dom, sums, kind, MAPPING_LIMITS)
-            .unwrap_or_else(|_| vec![None; dom.len()]),
+    let (roots, unmapped) = match (&blocks, site_level) {
+        (Some(blocks), Some(model)) => (block_roots(dom.len(), blocks, model), false),
+        // A page too large to map against its host's template keeps none of it, and the
+        // host's row counts it.
+        _ => match templates.roots(dom, sums, kind, MAPPING_LIMITS) {
+            Ok(roots) => (roots, false),
+            Err(too_large) => {
+                tracing::debug!(url, %too_large, "page left unmapped");
+                (vec![None; dom.len()], true)
+            }
+        },
     };
     let inside = inside_templates(dom, &roots);
     let (templated, total) = templated_text(dom, sums, &inside);
     let mut found = PageLabels {
         roots,
         text: (total > 0).then_some((templated, total)),
+        unmapped,
         occurrences: Vec::new(),
         labelled: None,
     };
@@ -657,6 +666,9 @@ impl PageLabels {
             findings
                 .facts
                 .push((host.to_string(), HostFact::Page { templated, total }));
+        }
+        if self.unmapped {
+            findings.facts.push((host.to_string(), HostFact::Unmapped));
         }
         for (hash, occurrence) in self.occurrences {
             findings.offer(host, hash, occurrence);

@@ -459,13 +459,17 @@ struct Arenas {
 }
 
 impl Frame {
+    /// The frame of `a` and `b`, or the cells it would take when those would pass `budget`:
+    /// refused before its matrix is allocated, so that two elements of 100,000 children each
+    /// cost their children and nothing more.
     fn new<A: Labelled, B: Labelled>(
         t1: &A,
         t2: &B,
         (a, b): (u32, u32),
         mode: Mode,
         arenas: &mut Arenas,
-    ) -> Frame {
+        budget: u64,
+    ) -> Result<Frame, u64> {
         let kids = arenas.kids.len();
         let mut push_kids = |tree: &dyn Fn(&mut Vec<u32>), of: &dyn Fn(u32) -> Kid| {
             arenas.nodes.clear();
@@ -490,6 +494,10 @@ impl Frame {
             .take_while(|(x, y)| identical(x, y))
             .count();
         let (len_a, len_b) = (all_a - head - tail, all_b - head - tail);
+        let cells = (len_a as u64 + 1).saturating_mul(len_b as u64 + 1);
+        if cells > budget {
+            return Err(cells);
+        }
         let width = len_b + 1;
         let steps = arenas.steps.len();
         arenas
@@ -509,7 +517,7 @@ impl Frame {
             arenas.steps[steps + j + 1] = Step::Insert;
         }
         prev.copy_from_slice(&cur);
-        Frame {
+        Ok(Frame {
             a,
             b,
             kids,
@@ -526,7 +534,7 @@ impl Frame {
             j: 0,
             waiting: None,
             cost: 0,
-        }
+        })
     }
 
     fn cells(&self) -> u64 {
@@ -669,13 +677,11 @@ fn align<A: Labelled, B: Labelled>(
     limits: Limits,
     arenas: &mut Arenas,
 ) -> Result<u64, TooLarge> {
-    let root = Frame::new(t1, t2, (0, 0), mode, arenas);
+    let root = Frame::new(t1, t2, (0, 0), mode, arenas, limits.max_cells)
+        .map_err(|cells| TooLarge { cells })?;
     let mut cells = root.cells();
     let mut frames = vec![root];
     let mut stack = vec![0u32];
-    if cells > limits.max_cells {
-        return Err(TooLarge { cells });
-    }
     'frames: while let Some(&top) = stack.last() {
         let f = top as usize;
         // A child frame just finished: its cost completes the waiting cell.
@@ -736,11 +742,12 @@ fn align<A: Labelled, B: Labelled>(
                     if bound > delete.min(insert) {
                         None
                     } else {
-                        let child = Frame::new(t1, t2, (ka.node, kb.node), mode, arenas);
+                        let budget = limits.max_cells - cells;
+                        let child = Frame::new(t1, t2, (ka.node, kb.node), mode, arenas, budget)
+                            .map_err(|more| TooLarge {
+                                cells: cells + more,
+                            })?;
                         cells += child.cells();
-                        if cells > limits.max_cells {
-                            return Err(TooLarge { cells });
-                        }
                         let c = frames.len() as u32;
                         frames[f].waiting = Some(c);
                         frames.push(child);
@@ -1284,18 +1291,30 @@ pub(crate) mod tests {
         assert!(mapping.image.iter().all(|&b| b != NONE));
     }
 
+    /// A root with `children` leaves labelled `label` and `label + 1` in turn.
+    fn wide(children: u32, label: u64) -> Tree {
+        let n = children + 1;
+        let mut labels = vec![0u64];
+        labels.extend((1..n).map(|i| label + u64::from(i % 2)));
+        let mut ends = vec![n];
+        ends.extend(2..=n);
+        Tree::new(labels, ends).unwrap()
+    }
+
+    #[test]
+    fn a_huge_pair_is_refused_before_its_matrix_is_made() {
+        // 200,000 children against 200,000: 4·10¹⁰ cells, 320 GB of matrix if it were made.
+        let (t1, t2) = (wide(200_000, 10), wide(200_000, 20));
+        let err = map(&t1, &t2, Limits::default()).unwrap_err();
+        assert_eq!(err.cells, 200_001 * 200_001);
+        assert!(covered_roots_exact(&t1, &t2, Limits::default()).is_err());
+    }
+
     #[test]
     fn work_beyond_the_limit_is_refused() {
-        let wide = |label: u64| {
-            let n = 301u32;
-            let mut labels = vec![0u64];
-            labels.extend((1..n).map(|i| label + u64::from(i % 2)));
-            let mut ends = vec![n];
-            ends.extend(2..=n);
-            Tree::new(labels, ends).unwrap()
-        };
-        let err = map(&wide(10), &wide(20), Limits { max_cells: 10_000 }).unwrap_err();
+        let (t1, t2) = (wide(300, 10), wide(300, 20));
+        let err = map(&t1, &t2, Limits { max_cells: 10_000 }).unwrap_err();
         assert!(err.cells > 10_000);
-        assert!(map(&wide(10), &wide(20), Limits::default()).is_ok());
+        assert!(map(&t1, &t2, Limits::default()).is_ok());
     }
 }
