@@ -30,7 +30,8 @@
 //! Each input is a mutated `.warc.gz` (or plain `.warc`) or a bare `.html` (`.html.gz`), built
 //! by `stencil_tests::mutate` (every mutation kind is described there and in
 //! `docs/robustness.md`). WARC inputs go through `stencil run` (-w 1 and -w 2 in turn, every
-//! other -w 2 with `--memory-budget 1` so that every page is spilled and read back) and
+//! other -w 2 with `--memory-budget 1` so that every page is spilled and read back; the
+//! site-level methods `site-level`, `rtdm` and `etdm` in turn, four iterations each) and
 //! one of `stencil inspect --json` and `stencil apply` in turn; pages go through `stencil
 //! clean`.
 //!
@@ -139,10 +140,12 @@ fn config() -> Config {
 #[derive(Clone, Copy, Debug)]
 enum Cmd {
     Inspect,
-    /// `spill`: `--memory-budget 1`, so every kept page goes through the spill file.
+    /// `spill`: `--memory-budget 1`, so every kept page goes through the spill file;
+    /// `method`: the site-level method (`--method`).
     Run {
         workers: u32,
         spill: bool,
+        method: &'static str,
     },
     Apply,
     Clean,
@@ -152,8 +155,12 @@ impl Cmd {
     fn label(self) -> String {
         match self {
             Cmd::Inspect => "inspect".into(),
-            Cmd::Run { workers, spill } => format!(
-                "run -w {workers}{}",
+            Cmd::Run {
+                workers,
+                spill,
+                method,
+            } => format!(
+                "run -w {workers}{} --method {method}",
                 if spill { " --memory-budget 1" } else { "" }
             ),
             Cmd::Apply => "apply".into(),
@@ -640,7 +647,11 @@ fn run_command(config: &Config, cmd: Cmd, input: &Input, dir: &Path, file: &Path
     let out_arg = out.display().to_string();
     let args: Vec<String> = match cmd {
         Cmd::Inspect => vec!["inspect".into(), "--json".into(), file_arg],
-        Cmd::Run { workers, spill } => {
+        Cmd::Run {
+            workers,
+            spill,
+            method,
+        } => {
             let mut args = vec![
                 "run".into(),
                 file_arg,
@@ -648,6 +659,8 @@ fn run_command(config: &Config, cmd: Cmd, input: &Input, dir: &Path, file: &Path
                 out_arg,
                 "-w".into(),
                 workers.to_string(),
+                "--method".into(),
+                method.into(),
             ];
             if spill {
                 args.extend(["--memory-budget".into(), "1".into()]);
@@ -961,17 +974,25 @@ impl Seeds {
 }
 
 /// `run` with one worker and with two in turn (every other two-worker run spilling every
-/// page), and `inspect` and `apply` in turn, by iteration (so a replayed iteration runs the
-/// same commands).
+/// page), each site-level method in turn every fourth iteration, and `inspect` and `apply` in
+/// turn, by iteration (so a replayed iteration runs the same commands).
 fn warc_commands(index: u64) -> Vec<Cmd> {
     let workers = if index.is_multiple_of(2) { 1 } else { 2 };
     let spill = index % 4 == 3;
+    let method = ["site-level", "rtdm", "etdm"][(index / 4 % 3) as usize];
     let other = if (index / 2).is_multiple_of(2) {
         Cmd::Inspect
     } else {
         Cmd::Apply
     };
-    vec![Cmd::Run { workers, spill }, other]
+    vec![
+        Cmd::Run {
+            workers,
+            spill,
+            method,
+        },
+        other,
+    ]
 }
 
 /// Iteration `index`'s inputs: one mutated WARC (plus, for a WARC built from mutated pages,
@@ -1063,10 +1084,17 @@ fn regression_inputs() -> Vec<Input> {
         Cmd::Run {
             workers: 1,
             spill: false,
+            method: "site-level",
         },
         Cmd::Run {
             workers: 2,
             spill: true,
+            method: "rtdm",
+        },
+        Cmd::Run {
+            workers: 2,
+            spill: false,
+            method: "etdm",
         },
         Cmd::Apply,
     ];
