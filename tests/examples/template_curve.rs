@@ -27,8 +27,8 @@ use std::time::Instant;
 use stencil_operators::dom::subtree;
 use stencil_operators::dom::{parse, Dom};
 use stencil_operators::reading::charset;
-use stencil_operators::site::rtdm::Limits;
-use stencil_operators::site::rtdm_template::{find_template, label_tree, template_roots, PageTree};
+use stencil_operators::site::rtdm::{covered_roots, Limits};
+use stencil_operators::site::rtdm_template::{find_template, label_tree, PageTree};
 use stencil_operators::site::site_level::{site_of, url_key};
 use stencil_operators::synth;
 use stencil_tests::gold::{self, tokens};
@@ -238,9 +238,9 @@ fn curve(host: &Host) -> Vec<Point> {
         let mut sums = [0u64; 4];
         for (page, subtree) in host.pages.iter().zip(&subtrees) {
             let dom = &page.dom;
-            let roots = template_roots(
+            let roots = covered_roots(
                 &template.tree,
-                PageTree::new(dom, subtree),
+                &PageTree::new(dom, subtree),
                 Limits::default(),
             )
             .unwrap_or_default();

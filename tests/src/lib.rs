@@ -360,7 +360,7 @@ fn etdm_site_template(
     use stencil_operators::site::menu_graph::{
         complete_subdigraph, dom_distance, key_page, page_links, sort_links,
     };
-    use stencil_operators::site::rtdm::Limits as MapLimits;
+    use stencil_operators::site::rtdm::{Labelled, Limits as MapLimits};
     use stencil_operators::site::site_level::url_key;
     let mut host = EtdmHost::default();
     let Some(k) = key_page(&site.pages) else {
@@ -404,24 +404,9 @@ fn etdm_site_template(
 }
 
 /// Seed 004's ETDM over WARC files as the library computes it: [`etdm_crawl`]'s first pass,
-/// each site's template over its key page's n-CS with threshold `t` ([`etdm_templates`]),
-/// then [`etdm_apply`]'s second pass.
+/// each site's template over the pages `cs` chooses (the key page's n-CS, as the job does, or
+/// a stand-in) with threshold `t` ([`etdm_templates`]), then [`etdm_apply`]'s second pass.
 pub fn etdm_over(
-    files: &[PathBuf],
-    n: usize,
-    t: u32,
-    visit: impl FnMut(
-        &stencil_operators::reading::page::Page,
-        &stencil_operators::dom::Dom,
-        &[bool],
-        &EtdmHost,
-    ),
-) {
-    etdm_over_with(files, n, t, EtdmCs::Links, visit);
-}
-
-/// [`etdm_over`] with the pages mapped chosen by `cs`.
-pub fn etdm_over_with(
     files: &[PathBuf],
     n: usize,
     t: u32,

@@ -12,12 +12,13 @@ use std::path::Path;
 
 use stencil_operators::dom::Dom;
 use stencil_operators::reading::page::Page;
+use stencil_operators::site::rtdm::Labelled;
 use stencil_operators::site::rtdm_template::{Template, DEFAULT_SAMPLE_PAGES};
 use stencil_operators::site::site_level::{Fingerprints, HostModel, Params};
 use stencil_operators::synth;
 use stencil_tests::gold::{self, tokens};
 use stencil_tests::{
-    etdm_apply, etdm_crawl, etdm_over_with, etdm_templates, rtdm_over, shared_dir, site_level_over,
+    etdm_apply, etdm_crawl, etdm_over, etdm_templates, rtdm_over, shared_dir, site_level_over,
     warc_file, EtdmCs, EtdmHost,
 };
 
@@ -175,11 +176,9 @@ impl Method {
             Method::Rtdm(max_pages) => rtdm_over(&files, max_pages, |page, dom, inside, t| {
                 visit(page, dom, inside, HostRun::Rtdm(t))
             }),
-            Method::Etdm { n, t, cs } => {
-                etdm_over_with(&files, n, t, cs, |page, dom, inside, host| {
-                    visit(page, dom, inside, HostRun::Etdm(host))
-                })
-            }
+            Method::Etdm { n, t, cs } => etdm_over(&files, n, t, cs, |page, dom, inside, host| {
+                visit(page, dom, inside, HostRun::Etdm(host))
+            }),
         }
     }
 }

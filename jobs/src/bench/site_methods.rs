@@ -12,10 +12,10 @@ use std::time::Instant;
 use stencil_operators::dom::subtree::{self, Subtree};
 use stencil_operators::dom::Dom;
 use stencil_operators::reading::page::Page;
-use stencil_operators::site::etdm::{label_tree_exact, template_of_key_page, template_roots_exact};
-use stencil_operators::site::rtdm::{Limits, Tree};
+use stencil_operators::site::etdm::{label_tree_exact, template_of_key_page};
+use stencil_operators::site::rtdm::{covered_roots, covered_roots_exact, Labelled, Limits, Tree};
 use stencil_operators::site::rtdm_template::{
-    find_template, label_tree, template_roots, PageTree, DEFAULT_SAMPLE_PAGES,
+    find_template, label_tree, PageTree, DEFAULT_SAMPLE_PAGES,
 };
 use stencil_operators::site::site_level::{
     self, BottomK, Fingerprints, HostModel, PageFingerprints, Params,
@@ -205,7 +205,7 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
         |k| subtree::summarize(&doms[k], &pages[k].host),
         |template, k, sums| {
             let page = PageTree::new(&doms[k], sums);
-            (0.0, template_roots(template, page, limits).ok())
+            (0.0, covered_roots(template, &page, limits).ok())
         },
     );
 
@@ -240,7 +240,7 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
             let labelled = Instant::now();
             let tree = label_tree_exact(&doms[k]);
             let label_s = labelled.elapsed().as_secs_f64();
-            (label_s, template_roots_exact(template, &tree, limits).ok())
+            (label_s, covered_roots_exact(template, &tree, limits).ok())
         },
     );
 

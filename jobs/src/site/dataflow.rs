@@ -18,7 +18,7 @@ use differential_dataflow::VecCollection;
 use serde::{Deserialize, Serialize};
 use stencil_operators::site::etdm::template_of_key_page;
 use stencil_operators::site::menu_graph::{key_page_and_cs, GraphPage};
-use stencil_operators::site::rtdm::{Limits, Tree, TreeParts};
+use stencil_operators::site::rtdm::{Labelled, Limits, Tree, TreeParts};
 use stencil_operators::site::rtdm_template::find_template;
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
 use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};

@@ -26,13 +26,14 @@
 //! removed 28.9% of the non-gold text against 37.8% with tag and id, and nothing at all on
 //! bbc.co.uk's key page and complete subdigraph.
 //!
-//! Removal maps the template onto any page of the host ([`template_roots_exact`]); the page's
-//! blocks it maps whole are template there.
+//! Removal maps the template onto any page of the host
+//! ([`crate::site::rtdm::covered_roots_exact`]); the page's blocks it maps whole are template
+//! there. The thesis marks the key page only, so this step is ours.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use crate::dom::Dom;
-use crate::site::rtdm::{covered_roots_exact, map_exact, Limits, TooLarge, Tree, NONE};
+use crate::site::rtdm::{map_exact, Labelled, Limits, TooLarge, Tree, NONE};
 use crate::site::rtdm_template::label_tree_with;
 
 /// Keeps these element labels apart from [`crate::site::rtdm_template::label_tree`]'s.
@@ -108,22 +109,11 @@ pub fn template_of_key_page(key: &Tree, cs_pages: &[Tree], t: u32, limits: Limit
     }
 }
 
-/// The removal pass: the page's template blocks, as the page's nodes that root them (in
-/// document order), under a largest exact top-down mapping of `template` onto `page` (seed
-/// 004's template applied to another page of the site; the thesis marks the key page only, so
-/// this step is ours). Blocks as [`crate::site::rtdm_template::template_roots`] reads them.
-pub fn template_roots_exact(
-    template: &Tree,
-    page: &Tree,
-    limits: Limits,
-) -> Result<Vec<u32>, TooLarge> {
-    covered_roots_exact(template, page, limits)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dom::parse;
+    use crate::site::rtdm::covered_roots_exact;
     use crate::site::rtdm::tests::parse as tree;
     use crate::site::rtdm_template::tests::text_of;
     use crate::xorshift;
@@ -183,7 +173,7 @@ mod tests {
         let template = template_of_key_page(&trees[0], &trees[1..], 2, Limits::default());
         let other = parse(&page(&["news", "sport"], "Four"), DEPTH);
         let roots =
-            template_roots_exact(&template.tree, &label_tree_exact(&other), Limits::default())
+            covered_roots_exact(&template.tree, &label_tree_exact(&other), Limits::default())
                 .unwrap();
         let mut inside = vec![false; other.len()];
         for &root in &roots {

@@ -494,52 +494,65 @@ mod tests {
 
     #[test]
     fn hyperlink_distances_of_the_thesis() {
+        // Each case: a link's target and its hyperlink distance from `from`'s directories.
+        fn check(from: &[String], cases: &[(&str, i64)], directories: fn(&str) -> Vec<String>) {
+            for &(to, expected) in cases {
+                assert_eq!(hyperlink_distance(from, &directories(to)), expected, "{to}");
+            }
+        }
         // Figure 2.7, as directory sequences.
-        fn h(s: &str) -> Vec<&str> {
-            s.split('/').filter(|w| !w.is_empty()).collect()
+        fn h(s: &str) -> Vec<String> {
+            s.split('/')
+                .filter(|w| !w.is_empty())
+                .map(String::from)
+                .collect()
         }
-        let from = h("research/maths/");
-        for (to, expected) in [
-            ("research/maths/", 0),
-            ("research/maths/geometry/", 1),
-            ("research/", -1),
-            ("research/physics/dynamics", -1),
-            ("www.upv.es/research/", -2),
-        ] {
-            assert_eq!(hyperlink_distance(&from, &h(to)), expected, "{to}");
-        }
+        check(
+            &h("research/maths/"),
+            &[
+                ("research/maths/", 0),
+                ("research/maths/geometry/", 1),
+                ("research/", -1),
+                ("research/physics/dynamics", -1),
+                ("www.upv.es/research/", -2),
+            ],
+            h,
+        );
         // Example 2.2.3: the key page's file name is no directory.
-        let key = dirs("http://www.upv.es/research/maths/index.html");
-        for (to, expected) in [
-            ("http://www.upv.es/research/maths/pi.html", 0),
-            ("http://www.upv.es/sport/", -2),
-            ("http://www.upv.es/research/maths/news/computers.html", 1),
-            ("http://www.tesco.es/", -3),
-        ] {
-            assert_eq!(hyperlink_distance(&key, &dirs(to)), expected, "{to}");
-        }
+        check(
+            &dirs("http://www.upv.es/research/maths/index.html"),
+            &[
+                ("http://www.upv.es/research/maths/pi.html", 0),
+                ("http://www.upv.es/sport/", -2),
+                ("http://www.upv.es/research/maths/news/computers.html", 1),
+                ("http://www.tesco.es/", -3),
+            ],
+            dirs,
+        );
         // Examples 2.2.6 (the first is written the other way round in the thesis).
-        let news = dirs("http://www.bbc.com/news");
-        for (to, expected) in [
-            ("http://www.bbc.com/news/technology", 1),
-            ("http://www.bbc.com", -1),
-            ("http://www.bbc.com/news/world/europe/", 2),
-            ("http://www.bbc.com/weather", -1),
-            ("http://www.bbc.com/sport/0/formula1/26599556", -1),
-        ] {
-            assert_eq!(hyperlink_distance(&news, &dirs(to)), expected, "{to}");
-        }
+        check(
+            &dirs("http://www.bbc.com/news"),
+            &[
+                ("http://www.bbc.com/news/technology", 1),
+                ("http://www.bbc.com", -1),
+                ("http://www.bbc.com/news/world/europe/", 2),
+                ("http://www.bbc.com/weather", -1),
+                ("http://www.bbc.com/sport/0/formula1/26599556", -1),
+            ],
+            dirs,
+        );
         // Example 2.2.13.
-        let a1 = dirs("http://www.bbc.com/news/");
-        for (to, expected) in [
-            ("http://www.bbc.com/news/world/europe/", 2),
-            ("http://www.bbc.com", -1),
-            ("http://www.bbc.com/news/uk/", 1),
-            ("http://www.bbc.com/sport/0/football/28497920/", -1),
-            ("http://www.bbc.com/news/also_in_the_news/", 1),
-        ] {
-            assert_eq!(hyperlink_distance(&a1, &dirs(to)), expected, "{to}");
-        }
+        check(
+            &dirs("http://www.bbc.com/news/"),
+            &[
+                ("http://www.bbc.com/news/world/europe/", 2),
+                ("http://www.bbc.com", -1),
+                ("http://www.bbc.com/news/uk/", 1),
+                ("http://www.bbc.com/sport/0/football/28497920/", -1),
+                ("http://www.bbc.com/news/also_in_the_news/", 1),
+            ],
+            dirs,
+        );
         // Relevance: 0, then +1, +2, …, then −1, −2, ….
         let mut ranked = vec![-2, 3, -1, 0, 1];
         ranked.sort_by_key(|&d| link_relevance(d));

@@ -83,14 +83,17 @@ pub trait Labelled {
         self.end(node) - node
     }
 
-    /// Appends `node`'s children to `out`, in order.
-    fn children_into(&self, node: u32, out: &mut Vec<u32>) {
+    /// `node`'s children, in order.
+    fn children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
         let end = self.end(node);
-        let mut child = node + 1;
-        while child < end {
-            out.push(child);
-            child = self.end(child);
-        }
+        let mut next = node + 1;
+        std::iter::from_fn(move || {
+            let child = next;
+            (child < end).then(|| {
+                next = self.end(child);
+                child
+            })
+        })
     }
 }
 
@@ -117,60 +120,54 @@ pub enum TreeError {
     TooLarge,
 }
 
+/// Checks that `labels` and `ends` are a tree in preorder: as many of each, fewer nodes than
+/// [`NONE`], each node ending after itself and within its parent, the root spanning all.
+fn check_preorder(labels: &[u64], ends: &[u32]) -> Result<(), TreeError> {
+    if labels.len() != ends.len() {
+        return Err(TreeError::LengthMismatch);
+    }
+    if labels.len() >= NONE as usize {
+        return Err(TreeError::TooLarge);
+    }
+    let n = labels.len() as u32;
+    // Each node must end after itself and within every open ancestor: a stack of open ends.
+    let mut open: Vec<u32> = Vec::new();
+    for (i, &end) in ends.iter().enumerate() {
+        let i = i as u32;
+        while open.last().is_some_and(|&e| e <= i) {
+            open.pop();
+        }
+        let limit = open.last().copied().unwrap_or(n);
+        if end <= i || end > limit || (i == 0 && end != n) {
+            return Err(TreeError::BadEnd { node: i });
+        }
+        open.push(end);
+    }
+    Ok(())
+}
+
 impl Tree {
     /// A tree from its labels and subtree ends in preorder (checked). Its keys hash each
     /// node's label with its children's keys, bottom up: equal keys mean equal subtrees but
     /// for a 64-bit collision, which the mapping's size check makes harmless to memory and
     /// rarer still.
     pub fn new(labels: Vec<u64>, ends: Vec<u32>) -> Result<Tree, TreeError> {
-        let mut tree = Tree::with_keys(labels, ends, Vec::new())?;
-        let mut keys = vec![0u64; tree.len()];
+        check_preorder(&labels, &ends)?;
+        let mut tree = Tree {
+            keys: vec![0u64; labels.len()],
+            labels,
+            ends,
+        };
         let mut bytes: Vec<u8> = Vec::new();
-        let mut kids = Vec::new();
         for node in (0..tree.len() as u32).rev() {
             bytes.clear();
-            bytes.extend_from_slice(&tree.labels[node as usize].to_le_bytes());
-            kids.clear();
-            tree.children_into(node, &mut kids);
-            for &kid in &kids {
-                bytes.extend_from_slice(&keys[kid as usize].to_le_bytes());
+            bytes.extend_from_slice(&tree.label(node).to_le_bytes());
+            for kid in tree.children(node) {
+                bytes.extend_from_slice(&tree.key(kid).to_le_bytes());
             }
-            keys[node as usize] = xxh3_64_with_seed(&bytes, KEY_SEED).min(NO_KEY - 1);
+            tree.keys[node as usize] = xxh3_64_with_seed(&bytes, KEY_SEED).min(NO_KEY - 1);
         }
-        tree.keys = keys;
         Ok(tree)
-    }
-
-    /// A tree from its labels, subtree ends and keys in preorder (the tree checked, the keys
-    /// taken as given: they must name subtrees as [`Labelled`] says, or the mapping is not a
-    /// least-cost one; it stays a mapping). `keys` empty gives every node [`NO_KEY`].
-    fn with_keys(labels: Vec<u64>, ends: Vec<u32>, keys: Vec<u64>) -> Result<Tree, TreeError> {
-        if labels.len() != ends.len() || !(keys.is_empty() || keys.len() == labels.len()) {
-            return Err(TreeError::LengthMismatch);
-        }
-        if labels.len() >= NONE as usize {
-            return Err(TreeError::TooLarge);
-        }
-        let n = labels.len() as u32;
-        // Each node must end after itself and within every open ancestor: a stack of open ends.
-        let mut open: Vec<u32> = Vec::new();
-        for (i, &end) in ends.iter().enumerate() {
-            let i = i as u32;
-            while open.last().is_some_and(|&e| e <= i) {
-                open.pop();
-            }
-            let limit = open.last().copied().unwrap_or(n);
-            if end <= i || end > limit || (i == 0 && end != n) {
-                return Err(TreeError::BadEnd { node: i });
-            }
-            open.push(end);
-        }
-        let keys = if keys.is_empty() {
-            vec![NO_KEY; labels.len()]
-        } else {
-            keys
-        };
-        Ok(Tree { labels, ends, keys })
     }
 
     /// Any [`Labelled`] tree copied, keys included.
@@ -189,50 +186,19 @@ impl Tree {
         (&self.labels, &self.ends, &self.keys)
     }
 
-    /// A tree from [`Tree::parts`] (checked as [`Tree::new`] checks; the keys as sent).
+    /// A tree from [`Tree::parts`], checked as [`Tree::new`] checks, with the keys as sent:
+    /// they must name subtrees as [`Labelled`] says, or the mapping is not a least-cost one
+    /// (it stays a mapping).
     pub fn from_parts((labels, ends, keys): TreeParts) -> Result<Tree, TreeError> {
-        Tree::with_keys(labels, ends, keys)
+        check_preorder(&labels, &ends)?;
+        if keys.len() != labels.len() {
+            return Err(TreeError::LengthMismatch);
+        }
+        Ok(Tree { labels, ends, keys })
     }
 
     pub fn to_parts(&self) -> TreeParts {
         (self.labels.clone(), self.ends.clone(), self.keys.clone())
-    }
-
-    pub fn len(&self) -> usize {
-        self.labels.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.labels.is_empty()
-    }
-
-    pub fn label(&self, node: u32) -> u64 {
-        self.labels[node as usize]
-    }
-
-    pub fn key(&self, node: u32) -> u64 {
-        self.keys[node as usize]
-    }
-
-    /// One past the last node of `node`'s subtree.
-    pub fn end(&self, node: u32) -> u32 {
-        self.ends[node as usize]
-    }
-
-    pub fn size(&self, node: u32) -> u32 {
-        self.ends[node as usize] - node
-    }
-
-    pub fn children(&self, node: u32) -> impl Iterator<Item = u32> + '_ {
-        let end = self.end(node);
-        let mut next = node + 1;
-        std::iter::from_fn(move || {
-            let child = next;
-            (child < end).then(|| {
-                next = self.end(child);
-                child
-            })
-        })
     }
 
     /// The tree of the nodes `keep` marks, in their order, each under its nearest kept
@@ -454,8 +420,6 @@ struct Arenas {
     steps: Vec<Step>,
     /// Cost rows of finished frames, for the next frames to reuse.
     rows: Vec<Vec<u64>>,
-    /// Scratch for collecting children.
-    nodes: Vec<u32>,
 }
 
 impl Frame {
@@ -471,15 +435,10 @@ impl Frame {
         budget: u64,
     ) -> Result<Frame, u64> {
         let kids = arenas.kids.len();
-        let mut push_kids = |tree: &dyn Fn(&mut Vec<u32>), of: &dyn Fn(u32) -> Kid| {
-            arenas.nodes.clear();
-            tree(&mut arenas.nodes);
-            let start = arenas.kids.len();
-            arenas.kids.extend(arenas.nodes.iter().map(|&n| of(n)));
-            arenas.kids.len() - start
-        };
-        let all_a = push_kids(&|out| t1.children_into(a, out), &|n| Kid::of(t1, n));
-        let all_b = push_kids(&|out| t2.children_into(b, out), &|n| Kid::of(t2, n));
+        arenas.kids.extend(t1.children(a).map(|n| Kid::of(t1, n)));
+        let all_a = arenas.kids.len() - kids;
+        arenas.kids.extend(t2.children(b).map(|n| Kid::of(t2, n)));
+        let all_b = arenas.kids.len() - kids - all_a;
         let (list_a, list_b) = arenas.kids[kids..].split_at(all_a);
         let identical = |x: &Kid, y: &Kid| x.pair(y, mode) == Pair::Identical;
         let head = list_a

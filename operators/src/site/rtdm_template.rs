@@ -7,8 +7,11 @@
 //! That shared part is itself a tree ([`common_subtree`], the paper's ExtractSubTree). Any two
 //! pages may share more than the site does (two articles of one section share the section's
 //! menu), so [`find_template`] maps the common subtree against one more page at a time and
-//! keeps the last one: the template. Removal maps the template onto a page
-//! ([`template_roots`]); the page's blocks it covers are the template's on that page.
+//! keeps the last one: the template. Removal maps the template onto a page read in place
+//! ([`crate::site::rtdm::covered_roots`] with a [`PageTree`]): the page's blocks it covers
+//! whole with template nodes of equal labels are the template's on that page, as
+//! SiteLevel(θ) marks its template blocks; a covered `<div>` whose text differs on this page
+//! is the template's skeleton, not template content, and is no root.
 //!
 //! Texts are labelled by the content hashes SiteLevel(θ) counts ([`crate::dom::subtree`]):
 //! whitespace collapsed and case folded, so that the same menu entry indented differently on
@@ -26,7 +29,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use crate::dom::normalize::normalize_for_hash;
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, NodeKind};
-use crate::site::rtdm::{covered_roots, map, Labelled, Limits, TooLarge, Tree};
+use crate::site::rtdm::{map, Labelled, Limits, TooLarge, Tree};
 
 /// Seeds keeping element labels and text labels apart (a text "div" is no `<div>`).
 const ELEMENT_SEED: u64 = 0xe1e7_0002;
@@ -163,24 +166,12 @@ pub fn find_template(
     Some(template)
 }
 
-/// The removal pass: the page's template blocks, as the page's nodes that root them (in
-/// document order). A block is template when the mapping covers all of it with template
-/// nodes of the same labels, and a root has no such block above it, as SiteLevel(θ) marks its
-/// template blocks; a covered `<div>` whose text differs on this page is the template's
-/// skeleton, not template content, and is no root.
-pub fn template_roots(
-    template: &Tree,
-    page: PageTree,
-    limits: Limits,
-) -> Result<Vec<u32>, TooLarge> {
-    covered_roots(template, &page, limits)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::dom::parse;
     use crate::dom::subtree::summarize;
+    use crate::site::rtdm::covered_roots;
 
     const DEPTH: usize = 512;
 
@@ -249,9 +240,9 @@ pub(crate) mod tests {
         assert!(three.tree.len() < two.tree.len());
 
         let fourth = Parsed::new(&page("News", "Four"));
-        let roots = template_roots(&three.tree, fourth.page(), Limits::default()).unwrap();
+        let roots = covered_roots(&three.tree, &fourth.page(), Limits::default()).unwrap();
         assert_eq!(texts_under(&fourth.dom, &roots), ["Home", "© Example"]);
-        let roots = template_roots(&two.tree, fourth.page(), Limits::default()).unwrap();
+        let roots = covered_roots(&two.tree, &fourth.page(), Limits::default()).unwrap();
         // The whole menu is one block of the two-page template.
         assert_eq!(
             texts_under(&fourth.dom, &roots),
@@ -280,7 +271,7 @@ pub(crate) mod tests {
             find_template(pages[..3].iter().map(Parsed::tree), 4, Limits::default()).unwrap();
         let last = &pages[3];
         assert_eq!(
-            template_roots(&template.tree, last.page(), Limits::default()),
+            covered_roots(&template.tree, &last.page(), Limits::default()),
             covered_roots(&template.tree, &last.tree(), Limits::default())
         );
     }
@@ -296,7 +287,7 @@ pub(crate) mod tests {
         let one = Parsed::new("<div><p>Menu</p><script>var id = 1;</script></div><p>One</p>");
         let two = Parsed::new("<div><p>Menu</p><script>var id = 2;</script></div><p>Two</p>");
         let template = common_subtree(&one.tree(), &two.tree(), Limits::default()).unwrap();
-        let roots = template_roots(&template, two.page(), Limits::default()).unwrap();
+        let roots = covered_roots(&template, &two.page(), Limits::default()).unwrap();
         assert_eq!(texts_under(&two.dom, &roots), ["Menu"]);
     }
 }

@@ -12,9 +12,9 @@
 
 use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
-use crate::site::etdm::{label_tree_exact, template_roots_exact};
-use crate::site::rtdm::{Limits, TooLarge, Tree};
-use crate::site::rtdm_template::{self, PageTree};
+use crate::site::etdm::label_tree_exact;
+use crate::site::rtdm::{covered_roots, covered_roots_exact, Labelled, Limits, TooLarge, Tree};
+use crate::site::rtdm_template::PageTree;
 use crate::site::site_level::{template_roots, Fingerprints, HostModel};
 
 /// A site-level method.
@@ -167,8 +167,8 @@ impl HostTemplates {
             return Ok(vec![None; dom.len()]);
         };
         let roots = match host.method {
-            Method::Etdm => template_roots_exact(template, &label_tree_exact(dom), limits)?,
-            _ => rtdm_template::template_roots(template, PageTree::new(dom, sums), limits)?,
+            Method::Etdm => covered_roots_exact(template, &label_tree_exact(dom), limits)?,
+            _ => covered_roots(template, &PageTree::new(dom, sums), limits)?,
         };
         Ok(hashed_roots(sums, &roots))
     }
