@@ -27,7 +27,8 @@ use std::time::Instant;
 use stencil_operators::dom::subtree;
 use stencil_operators::dom::{parse, Dom};
 use stencil_operators::reading::charset;
-use stencil_operators::site::rtdm::{covered_roots, Limits};
+use stencil_operators::site::embedding::embedded_roots;
+use stencil_operators::site::rtdm::Limits;
 use stencil_operators::site::rtdm_template::{find_template, label_tree, PageTree};
 use stencil_operators::site::site_level::{site_of, url_key};
 use stencil_operators::synth;
@@ -238,10 +239,11 @@ fn curve(host: &Host) -> Vec<Point> {
         let mut sums = [0u64; 4];
         for (page, subtree) in host.pages.iter().zip(&subtrees) {
             let dom = &page.dom;
-            let roots = covered_roots(
+            // Removed as the job removes it: the template found in the page in one pass.
+            let roots = embedded_roots(
                 &template.tree,
                 &PageTree::new(dom, subtree),
-                Limits::default(),
+                Limits::default().max_cells,
             )
             .unwrap_or_default();
             let mut inside = vec![false; dom.len()];

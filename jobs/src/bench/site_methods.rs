@@ -12,6 +12,7 @@ use std::time::Instant;
 use stencil_operators::dom::subtree::{self, Subtree};
 use stencil_operators::dom::Dom;
 use stencil_operators::reading::page::Page;
+use stencil_operators::site::embedding::embedded_roots;
 use stencil_operators::site::etdm::{label_tree_exact, template_of_key_page};
 use stencil_operators::site::rtdm::{covered_roots, covered_roots_exact, Labelled, Limits, Tree};
 use stencil_operators::site::rtdm_template::{
@@ -196,17 +197,29 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
         let too_large = template.as_ref().map_or(0, |t| t.pages_too_large);
         (template.map(|t| t.tree), too_large)
     });
-    // The page is mapped in place, labelled by the content hashes it has: nothing to label.
-    let rtdm_removal = best_removal(
-        rounds,
+    // The page is read in place, labelled by the content hashes it has: nothing to label.
+    let rtdm_removal_by = |find: &dyn Fn(&Tree, &PageTree) -> Option<Vec<u32>>| {
+        best_removal(
+            rounds,
+            &hosts,
+            &rtdm.templates,
+            pages,
+            |k| subtree::summarize(&doms[k], &pages[k].host),
+            |template, k, sums| (0.0, find(template, &PageTree::new(&doms[k], sums))),
+        )
+    };
+    let rtdm_removal =
+        rtdm_removal_by(&|template, page| covered_roots(template, page, limits).ok());
+    let embedded_removal =
+        rtdm_removal_by(&|template, page| embedded_roots(template, page, limits.max_cells).ok());
+    let rtdm_agreement = embedding_agreement(
         &hosts,
         &rtdm.templates,
-        pages,
-        |k| subtree::summarize(&doms[k], &pages[k].host),
-        |template, k, sums| {
-            let page = PageTree::new(&doms[k], sums);
-            (0.0, covered_roots(template, &page, limits).ok())
-        },
+        doms,
+        &sums,
+        limits,
+        |k| PageTree::new(&doms[k], &sums[k]),
+        |template, page| covered_roots(template, page, limits).ok(),
     );
 
     // Not seed 004's template: its key page and complete subdigraph need the link graph. The
@@ -230,18 +243,35 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
             too_large,
         )
     });
-    let etdm_removal = best_removal(
-        rounds,
+    // ETDM's pages are labelled by tag and id, which the content hashes do not follow: each
+    // page is labelled first, inside the timed part.
+    let etdm_removal_by = |find: &dyn Fn(&Tree, &Tree) -> Option<Vec<u32>>| {
+        best_removal(
+            rounds,
+            &hosts,
+            &etdm.templates,
+            pages,
+            |_| (),
+            |template, k, _| {
+                let labelled = Instant::now();
+                let tree = label_tree_exact(&doms[k]);
+                let label_s = labelled.elapsed().as_secs_f64();
+                (label_s, find(template, &tree))
+            },
+        )
+    };
+    let etdm_removal =
+        etdm_removal_by(&|template, tree| covered_roots_exact(template, tree, limits).ok());
+    let etdm_embedded_removal =
+        etdm_removal_by(&|template, tree| embedded_roots(template, tree, limits.max_cells).ok());
+    let etdm_agreement = embedding_agreement(
         &hosts,
         &etdm.templates,
-        pages,
-        |_| (),
-        |template, k, _| {
-            let labelled = Instant::now();
-            let tree = label_tree_exact(&doms[k]);
-            let label_s = labelled.elapsed().as_secs_f64();
-            (label_s, covered_roots_exact(template, &tree, limits).ok())
-        },
+        doms,
+        &sums,
+        limits,
+        |k| label_tree_exact(&doms[k]),
+        |template, page| covered_roots_exact(template, page, limits).ok(),
     );
 
     let all_bytes: u64 = pages.iter().map(|p| p.html.len() as u64).sum();
@@ -296,9 +326,17 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
             &rtdm_removal,
         ),
         (
+            "RTDM-TD removal: the template found in the page top-down in one pass + roots",
+            &embedded_removal,
+        ),
+        (
             "ETDM removal (template from the first 4 pages by URL key, not the n-CS): label \
              tree + exact map + roots",
             &etdm_removal,
+        ),
+        (
+            "ETDM removal (same template): label tree + the template found in one pass + roots",
+            &etdm_embedded_removal,
         ),
     ] {
         row(
@@ -313,6 +351,9 @@ pub fn run(pages: &[Page], doms: &[Dom], rounds: usize) {
         "ETDM removal: labelling is {:.1}% of it",
         100.0 * etdm_removal.label_seconds / etdm_removal.seconds
     );
+
+    rtdm_agreement.print("RTDM-TD");
+    etdm_agreement.print("ETDM");
 
     let is_learned: Vec<bool> = hosts.iter().map(|h| h.learned(&params)).collect();
     println!(
@@ -491,6 +532,83 @@ fn best_removal<P>(
         }
     }
     best
+}
+
+/// Visible characters covered by the least-cost mapping's roots, by the one-pass removal's,
+/// and by both, over every page of every host with a template.
+#[derive(Default)]
+struct Agreement {
+    pages: usize,
+    same_pages: usize,
+    mapped: u64,
+    embedded: u64,
+    both: u64,
+}
+
+/// How close the one-pass removal comes to the least-cost mapping's over `templates`: `page`
+/// gives page `k` as the method labels it, `mapped` the mapping's roots.
+fn embedding_agreement<P: Labelled>(
+    hosts: &[Host],
+    templates: &[Option<Tree>],
+    doms: &[Dom],
+    sums: &[Vec<Subtree>],
+    limits: Limits,
+    page: impl Fn(usize) -> P,
+    mapped: impl Fn(&Tree, &P) -> Option<Vec<u32>>,
+) -> Agreement {
+    let mut agreement = Agreement::default();
+    let covered = |dom: &Dom, roots: &[u32]| {
+        let mut covered = vec![false; dom.len()];
+        for &r in roots {
+            let end = dom.node(r as usize).end as usize;
+            covered[r as usize..end].fill(true);
+        }
+        covered
+    };
+    for (host, template) in hosts.iter().zip(templates) {
+        let Some(template) = template else {
+            continue;
+        };
+        for &k in &host.all {
+            let page = page(k);
+            let (Some(mapped), Ok(embedded)) = (
+                mapped(template, &page),
+                embedded_roots(template, &page, limits.max_cells),
+            ) else {
+                continue;
+            };
+            let (m, e) = (covered(&doms[k], &mapped), covered(&doms[k], &embedded));
+            let mut same = true;
+            for (i, sum) in sums[k].iter().enumerate() {
+                if doms[k].text(i).is_none() {
+                    continue;
+                }
+                let chars = u64::from(sum.text_chars);
+                agreement.mapped += chars * u64::from(m[i]);
+                agreement.embedded += chars * u64::from(e[i]);
+                agreement.both += chars * u64::from(m[i] && e[i]);
+                same &= chars == 0 || m[i] == e[i];
+            }
+            agreement.pages += 1;
+            agreement.same_pages += usize::from(same);
+        }
+    }
+    agreement
+}
+
+impl Agreement {
+    fn print(&self, method: &str) {
+        println!(
+            "{method} removal in one pass against the least-cost mapping, over {} pages: of the \
+             visible characters the mapping covers, the pass covers {:.2}%; of those the pass \
+             covers, the mapping covers {:.2}%; pages with the same covered text: {} ({:.1}%)",
+            self.pages,
+            100.0 * self.both as f64 / self.mapped as f64,
+            100.0 * self.both as f64 / self.embedded as f64,
+            self.same_pages,
+            100.0 * self.same_pages as f64 / self.pages as f64,
+        );
+    }
 }
 
 /// NaN when empty, which prints as such rather than as a made-up zero.

@@ -26,9 +26,10 @@
 //! removed 28.9% of the non-gold text against 37.8% with tag and id, and nothing at all on
 //! bbc.co.uk's key page and complete subdigraph.
 //!
-//! Removal maps the template onto any page of the host
-//! ([`crate::site::rtdm::covered_roots_exact`]); the page's blocks it maps whole are template
-//! there. The thesis marks the key page only, so this step is ours.
+//! Removal finds the template in any page of the host labelled the same way, in the one pass
+//! RTDM-TD's removal makes ([`crate::site::embedding`]: it pairs equal labels only, as the
+//! exact mapping does); the page's blocks it pairs whole are template there. The thesis marks
+//! the key page only, so this step is ours.
 
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -113,6 +114,7 @@ pub fn template_of_key_page(key: &Tree, cs_pages: &[Tree], t: u32, limits: Limit
 mod tests {
     use super::*;
     use crate::dom::parse;
+    use crate::site::embedding::embedded_roots;
     use crate::site::rtdm::covered_roots_exact;
     use crate::site::rtdm::tests::parse as tree;
     use crate::site::rtdm_template::tests::text_of;
@@ -160,7 +162,7 @@ mod tests {
     }
 
     #[test]
-    fn removal_maps_the_template_onto_another_page() {
+    fn removal_finds_the_template_in_another_page() {
         let pages: Vec<Dom> = [
             page(&["news", "sport"], "Key"),
             page(&["news", "sport"], "One"),
@@ -172,9 +174,14 @@ mod tests {
         let trees: Vec<Tree> = pages.iter().map(label_tree_exact).collect();
         let template = template_of_key_page(&trees[0], &trees[1..], 2, Limits::default());
         let other = parse(&page(&["news", "sport"], "Four"), DEPTH);
+        let other_tree = label_tree_exact(&other);
         let roots =
-            covered_roots_exact(&template.tree, &label_tree_exact(&other), Limits::default())
-                .unwrap();
+            embedded_roots(&template.tree, &other_tree, Limits::default().max_cells).unwrap();
+        // The least-cost exact mapping finds the same blocks.
+        assert_eq!(
+            covered_roots_exact(&template.tree, &other_tree, Limits::default()).unwrap(),
+            roots
+        );
         let mut inside = vec![false; other.len()];
         for &root in &roots {
             inside[other.subtree(root as usize)]

@@ -8,15 +8,16 @@
 //! replaced pair, a node of the first tree left out and a node of the second left out as 1
 //! each. [`map`] finds a mapping of least cost; seed 002 reads a site's template off it (the
 //! nodes mapped to equal labels: [`crate::site::rtdm_template`]), and [`covered_roots`] reads
-//! off the second tree's blocks the first covers, which is all the removal pass needs.
+//! off the second tree's blocks the first covers: the least-cost removal, which the removal
+//! pass ([`crate::site::embedding`]) stands in for at a fraction of the cost and is measured
+//! against.
 //!
 //! With the roots mapped, the best mapping of two subtrees with equal root labels is an
 //! alignment of their two child lists, where leaving a child out costs its subtree's size and
 //! pairing two children costs their own mapping; pairing children with different labels costs
 //! both sizes less one. That is a dynamic programme over child lists, one matrix per pair of
 //! equal-labelled nodes the alignment asks about, and at most `n₁·n₂` cells in all. Three short
-//! cuts keep the typical case near linear, as RTDM's authors do, and the removal pass below
-//! linear:
+//! cuts keep the typical case near linear, as RTDM's authors do:
 //!
 //! - **Identical subtrees** cost 0 without descending. RTDM's authors find them by a linear
 //!   pre-pass into equivalence classes; here every node carries a subtree *key* (a hash of its
@@ -81,6 +82,14 @@ pub trait Labelled {
 
     fn size(&self, node: u32) -> u32 {
         self.end(node) - node
+    }
+
+    /// Whether a reader sees any text in `node`'s subtree. The removal pass does not look
+    /// inside a page block that shows none ([`crate::site::embedding`]); a tree that cannot
+    /// tell says it does.
+    fn shows_text(&self, node: u32) -> bool {
+        let _ = node;
+        true
     }
 
     /// `node`'s children, in order.
@@ -345,27 +354,40 @@ enum Step {
 }
 
 /// A child as the alignment reads it, copied once per frame so that the matrix's inner loop
-/// reads neither tree.
+/// reads neither tree (the removal pass's alignments read them so too).
 #[derive(Clone, Copy, Debug)]
-struct Kid {
-    node: u32,
-    size: u32,
-    label: u64,
-    key: u64,
+pub(crate) struct Kid {
+    pub node: u32,
+    pub size: u32,
+    pub label: u64,
+    pub key: u64,
 }
 
 impl Kid {
-    fn of(tree: &impl Labelled, node: u32) -> Kid {
+    pub(crate) fn of(tree: &impl Labelled, node: u32) -> Kid {
+        Kid {
+            label: tree.label(node),
+            ..Kid::unlabelled(tree, node)
+        }
+    }
+
+    /// The child without its label, which a page reads from its element table: a cache miss
+    /// that the identical ends of two lists, compared by key, are spared.
+    pub(crate) fn unlabelled(tree: &impl Labelled, node: u32) -> Kid {
         Kid {
             node,
             size: tree.size(node),
-            label: tree.label(node),
+            label: 0,
             key: tree.key(node),
         }
     }
 
+    pub(crate) fn identical(&self, other: &Kid) -> bool {
+        self.key == other.key && self.key != NO_KEY && self.size == other.size
+    }
+
     fn pair(&self, other: &Kid, mode: Mode) -> Pair {
-        if self.key == other.key && self.key != NO_KEY && self.size == other.size {
+        if self.identical(other) {
             Pair::Identical
         } else if self.label == other.label {
             Pair::Descend
@@ -381,7 +403,7 @@ impl Kid {
 /// backtracking matrix live in arenas shared by all frames of a mapping ([`Arenas`]), and its
 /// two rows of costs are lent from a pool while it is being filled: a mapping makes a frame
 /// for every pair of equal-labelled siblings it descends into, and a few vectors each were
-/// most of the removal pass's time. The children both lists begin and end with identically
+/// most of its time. The children both lists begin and end with identically
 /// are paired outright; the matrix covers the middle.
 struct Frame {
     a: u32,
@@ -577,8 +599,9 @@ pub fn map_exact(t1: &Tree, t2: &Tree, limits: Limits) -> Result<Mapping, TooLar
 /// The blocks of `t2` that a least-cost restricted top-down mapping covers from `t1`, as their
 /// roots in preorder: the highest nodes of `t2` whose every node is mapped from a node of
 /// `t1` with an equal label. With `t1` a site's template and `t2` one of its pages, these are
-/// the template's blocks on the page (seed 002's removal), found without reading the parts of
-/// the page the mapping pairs wholesale or leaves out.
+/// the template's blocks on the page (seed 002's removal at its most exact; the job removes
+/// with [`crate::site::embedding`]), found without reading the parts of the page the mapping
+/// pairs wholesale or leaves out.
 pub fn covered_roots(t1: &Tree, t2: &impl Labelled, limits: Limits) -> Result<Vec<u32>, TooLarge> {
     Ok(roots_in_second(solve(t1, t2, limits, Mode::Restricted)?))
 }
@@ -866,7 +889,7 @@ pub(crate) mod tests {
         Tree::new(labels, ends).expect("a tree")
     }
 
-    fn random_tree(state: &mut u64, max_nodes: u64, alphabet: u64) -> Tree {
+    pub(crate) fn random_tree(state: &mut u64, max_nodes: u64, alphabet: u64) -> Tree {
         let n = 1 + (xorshift(state) % max_nodes) as usize;
         // Parent of node i is a random earlier node on the rightmost path: preorder holds.
         let mut parents = vec![NONE; n];
@@ -888,7 +911,7 @@ pub(crate) mod tests {
 
     /// `rounds` pairs of random trees of up to `max_nodes` nodes, with their round. Small
     /// alphabets (2 to 4 labels) make equal labels and identical subtrees common.
-    fn random_pairs(
+    pub(crate) fn random_pairs(
         seed: u64,
         rounds: u64,
         max_nodes: u64,
@@ -902,7 +925,7 @@ pub(crate) mod tests {
         })
     }
 
-    fn is_ancestor(t: &Tree, a: u32, d: u32) -> bool {
+    pub(crate) fn is_ancestor(t: &Tree, a: u32, d: u32) -> bool {
         a < d && d < t.end(a)
     }
 
@@ -915,7 +938,7 @@ pub(crate) mod tests {
 
     /// Whether adding pair (a, b) to `pairs` keeps Tai's conditions and the top-down and
     /// restricted ones, checked pair against pair from the definitions, not from the algorithm.
-    fn compatible(t1: &Tree, t2: &Tree, pairs: &[(u32, u32)], a: u32, b: u32) -> bool {
+    pub(crate) fn compatible(t1: &Tree, t2: &Tree, pairs: &[(u32, u32)], a: u32, b: u32) -> bool {
         let (pa, pb) = (parent(t1, a), parent(t2, b));
         if (pa == NONE) != (pb == NONE) {
             return false;
@@ -1073,20 +1096,26 @@ pub(crate) mod tests {
     /// The highest nodes of `t2` whose every node `mapping` maps from an equal node, from the
     /// definition: what [`covered_roots`] must find.
     fn roots_by_definition(t1: &Tree, t2: &Tree, mapping: &Mapping) -> Vec<u32> {
-        let mut whole = vec![false; t2.len()];
+        let mut paired = vec![false; t2.len()];
         for a in 0..t1.len() {
             if mapping.equal[a] {
-                whole[mapping.image[a] as usize] = true;
+                paired[mapping.image[a] as usize] = true;
             }
         }
-        for node in (0..t2.len() as u32).rev() {
+        wholly_paired(t2, &paired)
+    }
+
+    /// The highest nodes of `t` whose every node `paired` marks, from the definition.
+    pub(crate) fn wholly_paired(t: &Tree, paired: &[bool]) -> Vec<u32> {
+        let mut whole = paired.to_vec();
+        for node in (0..t.len() as u32).rev() {
             if whole[node as usize] {
-                whole[node as usize] = t2.children(node).all(|c| whole[c as usize]);
+                whole[node as usize] = t.children(node).all(|c| whole[c as usize]);
             }
         }
-        (0..t2.len() as u32)
+        (0..t.len() as u32)
             .filter(|&n| whole[n as usize])
-            .filter(|&n| !(0..n).any(|p| whole[p as usize] && is_ancestor(t2, p, n)))
+            .filter(|&n| !(0..n).any(|p| whole[p as usize] && is_ancestor(t, p, n)))
             .collect()
     }
 

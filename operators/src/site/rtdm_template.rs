@@ -7,11 +7,11 @@
 //! That shared part is itself a tree ([`common_subtree`], the paper's ExtractSubTree). Any two
 //! pages may share more than the site does (two articles of one section share the section's
 //! menu), so [`find_template`] maps the common subtree against one more page at a time and
-//! keeps the last one: the template. Removal maps the template onto a page read in place
-//! ([`crate::site::rtdm::covered_roots`] with a [`PageTree`]): the page's blocks it covers
-//! whole with template nodes of equal labels are the template's on that page, as
-//! SiteLevel(θ) marks its template blocks; a covered `<div>` whose text differs on this page
-//! is the template's skeleton, not template content, and is no root.
+//! keeps the last one: the template. Removal finds the template in a page read in place
+//! ([`crate::site::embedding`] with a [`PageTree`]): the page's blocks it pairs whole with
+//! template nodes of equal labels are the template's on that page, as SiteLevel(θ) marks its
+//! template blocks; a paired `<div>` whose text differs on this page is the template's
+//! skeleton, not template content, and is no root.
 //!
 //! Texts are labelled by the content hashes SiteLevel(θ) counts ([`crate::dom::subtree`]):
 //! whitespace collapsed and case folded, so that the same menu entry indented differently on
@@ -72,6 +72,10 @@ impl Labelled for PageTree<'_> {
 
     fn end(&self, node: u32) -> u32 {
         self.dom.node(node as usize).end
+    }
+
+    fn shows_text(&self, node: u32) -> bool {
+        self.sums[node as usize].text_chars > 0
     }
 }
 
@@ -171,6 +175,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::dom::parse;
     use crate::dom::subtree::summarize;
+    use crate::site::embedding::embedded_roots;
     use crate::site::rtdm::covered_roots;
 
     const DEPTH: usize = 512;
@@ -242,11 +247,21 @@ pub(crate) mod tests {
         let fourth = Parsed::new(&page("News", "Four"));
         let roots = covered_roots(&three.tree, &fourth.page(), Limits::default()).unwrap();
         assert_eq!(texts_under(&fourth.dom, &roots), ["Home", "© Example"]);
+        // The removal's one pass finds the same blocks.
+        let cells = Limits::default().max_cells;
+        assert_eq!(
+            embedded_roots(&three.tree, &fourth.page(), cells).unwrap(),
+            roots
+        );
         let roots = covered_roots(&two.tree, &fourth.page(), Limits::default()).unwrap();
         // The whole menu is one block of the two-page template.
         assert_eq!(
             texts_under(&fourth.dom, &roots),
             ["Home", "News", "© Example"]
+        );
+        assert_eq!(
+            embedded_roots(&two.tree, &fourth.page(), cells).unwrap(),
+            roots
         );
         let tag = |root: &u32| fourth.dom.tag(*root as usize).map(|t| t.to_string());
         assert!(roots.iter().any(|root| tag(root).as_deref() == Some("nav")));

@@ -3,8 +3,8 @@
 //!
 //! SiteLevel(θ) ([`crate::site::site_level`]) knows a template block by its fingerprint and
 //! its count over the host's sample. The mapping methods (RTDM-TD, [`crate::site::rtdm_template`])
-//! know a template as a tree mapped onto each page; on a page, a template block is a subtree
-//! the mapping covers whole, and it is named by its content hash, the same fingerprint
+//! know a template as a tree found in each page ([`crate::site::embedding`]); on a page, a
+//! template block is a subtree it covers whole, and it is named by its content hash, the same fingerprint
 //! SiteLevel(θ) counts. So the training labels, the site-level fractions, `site_templates`
 //! and `hosts` come out of any method alike, and a template hash learned by one method means
 //! the same block on a page as one learned by another (which is what lets `stencil apply`
@@ -12,8 +12,9 @@
 
 use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
+use crate::site::embedding::embedded_roots;
 use crate::site::etdm::label_tree_exact;
-use crate::site::rtdm::{covered_roots, covered_roots_exact, Labelled, Limits, TooLarge, Tree};
+use crate::site::rtdm::{Labelled, Limits, TooLarge, Tree};
 use crate::site::rtdm_template::PageTree;
 use crate::site::site_level::{template_roots, Fingerprints, HostModel};
 
@@ -166,9 +167,11 @@ impl HostTemplates {
         let Some(template) = &host.template else {
             return Ok(vec![None; dom.len()]);
         };
+        // Seed 002's removal: the template found in the page in one top-down pass, for both
+        // mapping methods; the least-cost mapping is for finding templates.
         let roots = match host.method {
-            Method::Etdm => covered_roots_exact(template, &label_tree_exact(dom), limits)?,
-            _ => covered_roots(template, &PageTree::new(dom, sums), limits)?,
+            Method::Etdm => embedded_roots(template, &label_tree_exact(dom), limits.max_cells)?,
+            _ => embedded_roots(template, &PageTree::new(dom, sums), limits.max_cells)?,
         };
         Ok(hashed_roots(sums, &roots))
     }
