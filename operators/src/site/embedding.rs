@@ -47,9 +47,10 @@ use std::cell::RefCell;
 
 use crate::site::rtdm::{Kid, Labelled, TooLarge, NO_KEY};
 
-/// Cells whose scratch a worker keeps between pages (a megabyte of scores); a page that
-/// needed more leaves its scratch to be freed.
+/// Cells, and pairs or children, whose scratch a worker keeps between pages (about a megabyte
+/// each); a page that needed more, a 50 MB page, leaves its scratch to be freed.
 const KEPT_CELLS: usize = 1 << 17;
+const KEPT_NODES: usize = 1 << 16;
 
 /// The page's blocks the template covers: the highest page nodes whose every node is paired
 /// with a template node of equal label, in preorder. `max_cells` bounds the work on one page
@@ -142,7 +143,14 @@ impl Embedding {
         max_cells: u64,
     ) -> Result<Vec<u32>, TooLarge> {
         let found = self.pair(template, page, max_cells).map(|()| self.roots());
-        if self.scores.capacity() > KEPT_CELLS {
+        let nodes = [
+            self.pairs.capacity(),
+            self.visits.capacity(),
+            self.kids_t.capacity(),
+            self.kids_p.capacity(),
+            self.child_labels.capacity(),
+        ];
+        if self.scores.capacity() > KEPT_CELLS || nodes.iter().any(|&n| n > KEPT_NODES) {
             *self = Embedding::default();
         }
         found
