@@ -560,8 +560,7 @@ fn embedding_agreement<P: Labelled>(
     let covered = |dom: &Dom, roots: &[u32]| {
         let mut covered = vec![false; dom.len()];
         for &r in roots {
-            let end = dom.node(r as usize).end as usize;
-            covered[r as usize..end].fill(true);
+            covered[dom.subtree(r as usize)].fill(true);
         }
         covered
     };

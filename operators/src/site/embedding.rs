@@ -84,14 +84,15 @@ struct Pair {
 enum Covers {
     /// The page node's whole subtree: the two are identical, or the page's is a leaf.
     Whole,
-    /// The page node alone: the template's node is a leaf and the page's is not.
+    /// The page node alone: the template's node is a leaf and the page's is not, or the
+    /// page's shows no text.
     Root,
     /// The page node, and its children as visit `.0` pairs them.
     Visit(u32),
 }
 
-/// A pair of equal-labelled nodes, neither a leaf nor identical, whose child lists are
-/// aligned.
+/// A pair of equal-labelled nodes, neither a leaf nor identical, the page's showing text,
+/// whose child lists are aligned.
 #[derive(Clone, Copy, Debug)]
 struct Visit {
     template: u32,
