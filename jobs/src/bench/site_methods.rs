@@ -22,6 +22,8 @@ use stencil_operators::site::site_level::{
     self, BottomK, Fingerprints, HostModel, PageFingerprints, Params,
 };
 
+use crate::run::page::inside_roots;
+
 /// Pages ETDM's stand-in template is built from: the key page and the pages it is mapped onto.
 const ETDM_PAGES: usize = 4;
 /// Of the `ETDM_PAGES - 1` pages mapped, how many must share a node for it to be template.
@@ -557,13 +559,6 @@ fn embedding_agreement<P: Labelled>(
     mapped: impl Fn(&Tree, &P) -> Option<Vec<u32>>,
 ) -> Agreement {
     let mut agreement = Agreement::default();
-    let covered = |dom: &Dom, roots: &[u32]| {
-        let mut covered = vec![false; dom.len()];
-        for &r in roots {
-            covered[dom.subtree(r as usize)].fill(true);
-        }
-        covered
-    };
     for (host, template) in hosts.iter().zip(templates) {
         let Some(template) = template else {
             continue;
@@ -576,7 +571,10 @@ fn embedding_agreement<P: Labelled>(
             ) else {
                 continue;
             };
-            let (m, e) = (covered(&doms[k], &mapped), covered(&doms[k], &embedded));
+            let (m, e) = (
+                inside_roots(&doms[k], &mapped),
+                inside_roots(&doms[k], &embedded),
+            );
             let mut same = true;
             for (i, sum) in sums[k].iter().enumerate() {
                 if doms[k].text(i).is_none() {
