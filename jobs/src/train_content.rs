@@ -327,9 +327,10 @@ fn load(
             url: &url,
             site_inside: inside.as_deref(),
             lexical: None,
+            names: None,
         };
         let rows = content::features::compute(&dom, &sums, &blocks, context);
-        let words = block_words(&dom, &blocks);
+        let words = block_words(&blocks);
         let labels = block_gold(&dom, &blocks, &gold_text);
         let weights = block_weights(&labels, args);
         let stem = entry

@@ -197,7 +197,9 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
         for (k, (d, p)) in doms.iter().zip(&pages).enumerate() {
             let sums = subtree::summarize(d, &p.host);
             let start = Instant::now();
-            let page_features = features::compute(d, &sums);
+            // As in the job: the names are read once, here, for both models.
+            let names = stencil_operators::page_models::names::of_page(d);
+            let page_features = features::compute_with_names(d, &sums, &names);
             let scored = Instant::now();
             let scores = model.score_page(d, &page_features);
             let smoothing = Instant::now();
@@ -223,11 +225,12 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
             let start = Instant::now();
             let blocks = stencil_operators::page_models::content::blocks::blocks(d);
             let featured = Instant::now();
-            let lexical = content_model.lexicon.scores(d, &blocks);
+            let lexical = content_model.lexicon.scores(&blocks);
             let context = stencil_operators::page_models::content::Context {
                 url: &p.url,
                 site_inside: None,
                 lexical: Some(&lexical),
+                names: Some(&names),
             };
             let rows = stencil_operators::page_models::content::features::compute(
                 d, &sums, &blocks, context,

@@ -9,7 +9,7 @@ use stencil_operators::dom::subtree::Subtree;
 use stencil_operators::dom::Dom;
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::page_models::content::{self, ContentModel, Context};
-use stencil_operators::page_models::features;
+use stencil_operators::page_models::{features, names};
 use stencil_operators::site::site_level::site_of;
 use stencil_operators::smoothing::segmentation::{self, Segmentation};
 
@@ -73,7 +73,9 @@ pub fn analyse(
 ) -> Analysis {
     let weight = options.site_weight;
     enter("features", url);
-    let page_features = features::compute(dom, sums);
+    // Both models read what the class and id names say: looked up once.
+    let names = names::of_page(dom);
+    let page_features = features::compute_with_names(dom, sums, &names);
     enter("scoring", url);
     let mut scores = scorer.model.score_page(dom, &page_features);
     if let (Some(inside), true) = (site_inside, weight > 0.0) {
@@ -111,6 +113,7 @@ pub fn analyse(
         url,
         site_inside,
         lexical: None,
+        names: Some(&names),
     };
     let judgement = content::judge(dom, sums, context, content_model);
     enter("cleaned text", url);

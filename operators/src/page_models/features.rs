@@ -26,7 +26,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::dom::normalize::push_lowercase;
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, LocalName};
-use crate::FastMap;
+use crate::page_models::names::{self, NameWords};
 
 /// The feature names, in the order of a feature row. They name the columns of the `training`
 /// table and the weights in `model.json`, so renaming one is a model format change.
@@ -195,7 +195,7 @@ const TEMPLATE_ROLES: u16 = ROLE_NAV
 /// Class/id pieces that hint at a role: a piece (class or id split at every non-alphanumeric
 /// character, lower-cased) matches when it equals a word or starts with a prefix. Short or
 /// ambiguous words (`ad`, `main`) must match whole, or `shadow` and `domain` would match.
-const ROLE_WORDS: &[(u16, &[&str], &[&str])] = &[
+pub(crate) const ROLE_WORDS: &[(u16, &[&str], &[&str])] = &[
     (
         ROLE_NAV,
         &["nav", "menu", "navbar", "topnav"],
@@ -280,48 +280,6 @@ const ROLE_WORDS: &[(u16, &[&str], &[&str])] = &[
     ),
 ];
 
-fn role_of_piece(piece: &str) -> u16 {
-    static TABLE: OnceLock<WordTable<u16>> = OnceLock::new();
-    TABLE.get_or_init(|| WordTable::new(ROLE_WORDS)).mask(piece)
-}
-
-/// A table of (mask, words, prefixes), made for lookups: a piece of a class or id name gets
-/// the union of the masks whose words it equals or whose prefixes it starts with. Comparing
-/// every piece with every word was most of the string comparisons of `stencil apply` (a page
-/// has hundreds of distinct class names).
-pub(crate) struct WordTable<M> {
-    exact: FastMap<&'static str, M>,
-    prefixes: Vec<(&'static str, M)>,
-}
-
-impl<M> WordTable<M>
-where
-    M: Copy + Default + std::ops::BitOrAssign,
-{
-    pub(crate) fn new(table: &[(M, &'static [&'static str], &'static [&'static str])]) -> Self {
-        let mut exact: FastMap<&'static str, M> = FastMap::default();
-        let mut prefixes = Vec::new();
-        for &(mask, words, starts) in table {
-            for &word in words {
-                *exact.entry(word).or_default() |= mask;
-            }
-            prefixes.extend(starts.iter().map(|&p| (p, mask)));
-        }
-        WordTable { exact, prefixes }
-    }
-
-    pub(crate) fn mask(&self, piece: &str) -> M {
-        let mut mask = self.exact.get(piece).copied().unwrap_or_default();
-        let first = piece.as_bytes().first();
-        for &(prefix, role) in &self.prefixes {
-            if prefix.as_bytes().first() == first && piece.starts_with(prefix) {
-                mask |= role;
-            }
-        }
-        mask
-    }
-}
-
 fn role_of_tag(tag: &LocalName) -> u16 {
     match *tag {
         local_name!("nav") => ROLE_NAV,
@@ -334,51 +292,8 @@ fn role_of_tag(tag: &LocalName) -> u16 {
 }
 
 /// The roles an element's tag, id and classes hint at.
-fn own_roles<'d>(
-    dom: &'d Dom,
-    i: usize,
-    scratch: &mut String,
-    known: &mut FastMap<&'d str, u16>,
-) -> u16 {
-    dom.tag(i).map_or(0, role_of_tag) | name_mask(dom, i, scratch, known, role_of_piece)
-}
-
-/// The union of `piece_mask` over the pieces of an element's id and class names (each name
-/// split at every non-alphanumeric character and lower-cased; pieces over 40 bytes are no
-/// words). `known` remembers each name's mask: a page repeats a few class names on hundreds of
-/// elements, and matching a name against every word list was a visible share of the feature
-/// time. Shared by the template model's roles and the content model's cues.
-pub(crate) fn name_mask<'d, M>(
-    dom: &'d Dom,
-    i: usize,
-    scratch: &mut String,
-    known: &mut FastMap<&'d str, M>,
-    piece_mask: impl Fn(&str) -> M,
-) -> M
-where
-    M: Copy + Default + std::ops::BitOr<Output = M> + std::ops::BitOrAssign,
-{
-    let mut mask = M::default();
-    for name in dom.id(i).into_iter().chain(dom.classes(i)) {
-        mask |= *known.entry(name).or_insert_with(|| {
-            let mut found = M::default();
-            for piece in name.split(|c: char| !c.is_alphanumeric()) {
-                if piece.is_empty() || piece.len() > 40 {
-                    continue;
-                }
-                scratch.clear();
-                if piece.is_ascii() {
-                    scratch.push_str(piece);
-                    scratch.make_ascii_lowercase();
-                } else {
-                    scratch.extend(piece.chars().flat_map(char::to_lowercase));
-                }
-                found |= piece_mask(scratch);
-            }
-            found
-        });
-    }
-    mask
+fn own_roles(dom: &Dom, i: usize, names: &[NameWords]) -> u16 {
+    dom.tag(i).map_or(0, role_of_tag) | names.get(i).map_or(0, |n| n.roles)
 }
 
 /// One pass over a text node's characters: digits and punctuation are counted, and every word
@@ -456,6 +371,17 @@ pub(crate) fn ln1p_count(count: u32) -> f32 {
         .unwrap_or_else(|| ln1p(count))
 }
 
+/// [`ln1p`] of a size that is most often a whole number (an element's area: characters plus
+/// whole weights of media and controls) or 0 (the link text per link of an element without
+/// links): the same bits, from the table when it is one.
+fn ln1p_size(size: f32) -> f32 {
+    if size.is_sign_positive() && size < LOG_TABLE as f32 && size.fract() == 0.0 {
+        ln1p_count(size as u32)
+    } else {
+        ln1p(size)
+    }
+}
+
 fn ratio(part: impl Into<f64>, whole: impl Into<f64>) -> f32 {
     let whole = whole.into();
     if whole > 0.0 {
@@ -467,9 +393,14 @@ fn ratio(part: impl Into<f64>, whole: impl Into<f64>) -> f32 {
 
 /// Computes the features of every element of `dom`, given its [`Subtree`] aggregates.
 pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
+    compute_with_names(dom, sums, &names::of_page(dom))
+}
+
+/// [`compute`], given also what the page's class and id names say ([`names::of_page`]), which
+/// the content model reads too.
+pub fn compute_with_names(dom: &Dom, sums: &[Subtree], names: &[NameWords]) -> PageFeatures {
     let n = dom.len();
     let mut extra = vec![Extra::default(); n];
-    let mut scratch = String::new();
     let mut word = Vec::new();
 
     // Forward over text: tokens, punctuation, digits, and the page's word distribution.
@@ -568,7 +499,6 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
     let mut sibling_index = vec![0u32; n];
     let mut element_children = vec![0u32; n];
     let mut row_of = vec![NO_ROW; n];
-    let mut known_roles = FastMap::with_capacity_and_hasher(n / 8, Default::default());
     let mut elements = 0u32;
     for i in 0..n {
         if dom.element(i).is_none() {
@@ -576,7 +506,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
         }
         row_of[i] = elements;
         elements += 1;
-        own[i] = own_roles(dom, i, &mut scratch, &mut known_roles);
+        own[i] = own_roles(dom, i, names);
         if let Some(parent) = dom.parent(i) {
             inherited[i] = inherited[parent] | own[parent];
             sibling_index[i] = element_children[parent];
@@ -616,7 +546,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
             ratio(depth, max_depth),
             ratio(s.links, s.words),
             ratio(s.anchor_text_chars, s.text_chars),
-            ln1p(ratio(s.anchor_text_chars, s.links)),
+            ln1p_size(ratio(s.anchor_text_chars, s.links)),
             ratio(s.intra_host_links, s.links),
             ratio(s.text_chars, s.html_bytes),
             ratio(e.title_hits, title_len).min(1.0),
@@ -670,7 +600,7 @@ pub fn compute(dom: &Dom, sums: &[Subtree]) -> PageFeatures {
                 *tag,
                 local_name!("div") | local_name!("section") | local_name!("span")
             )),
-            ln1p(area[i]),
+            ln1p_size(area[i]),
             ratio(area[i], page_area),
             has(ROLE_NAV),
             has(ROLE_HEADER),
@@ -704,6 +634,24 @@ pub fn index_of(name: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::dom::subtree::summarize;
+
+    #[test]
+    fn logarithms_of_sizes_are_exact() {
+        for size in [
+            0.0f32,
+            -0.0,
+            1.0,
+            20.0,
+            100.5,
+            4095.0,
+            4096.0,
+            1e9,
+            -3.0,
+            f32::NAN,
+        ] {
+            assert_eq!(ln1p_size(size).to_bits(), ln1p(size).to_bits(), "{size}");
+        }
+    }
 
     #[test]
     fn logarithms_of_counts_are_exact() {
@@ -840,9 +788,10 @@ mod tests {
         assert_eq!(get(&f, story, "inside_template_role"), 0.0);
         assert_eq!(get(&f, find(&dom, "p"), "inside_content_role"), 1.0);
         assert_eq!(get(&f, foot, "role_footer"), 1.0);
-        assert_eq!(role_of_piece("shadow"), 0);
-        assert_eq!(role_of_piece("ad"), ROLE_AD);
-        assert_eq!(role_of_piece("navigation"), ROLE_NAV);
+        let roles = |name| crate::page_models::names::words_of_name(name).roles;
+        assert_eq!(roles("shadow"), 0);
+        assert_eq!(roles("ad"), ROLE_AD);
+        assert_eq!(roles("navigation"), ROLE_NAV);
     }
 
     #[test]

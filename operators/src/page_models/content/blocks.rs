@@ -14,6 +14,7 @@
 
 use html5ever::local_name;
 
+use super::lexicon::for_each_word;
 use crate::dom::Dom;
 use crate::smoothing::segmentation::breaks_line;
 
@@ -61,6 +62,12 @@ pub struct Blocks {
     pub in_link: Vec<bool>,
     /// Visible characters of the whole page (the sum of `stats[..].chars`).
     pub page_chars: u32,
+    /// (block, word hash) for every word of every block as the lexicon reads words
+    /// ([`super::lexicon::for_each_word`]; words too long to look up left out), in document
+    /// order. Hashed here, while each text node is at hand, because the lexicon's scores, the
+    /// repeats rule and the reviews rule all read a block's words: walking the page's text once
+    /// per reader was a tenth of the content model's time.
+    pub words: Vec<(u32, u64)>,
 }
 
 impl Blocks {
@@ -133,6 +140,12 @@ pub fn blocks(dom: &Dom) -> Blocks {
             block => block,
         };
         of_node[i] = block;
+        let words = &mut out.words;
+        for_each_word(text, |hash| {
+            if let Some(hash) = hash {
+                words.push((block, hash));
+            }
+        });
         let stats = &mut out.stats[block as usize];
         stats.chars += measure.chars;
         stats.words += measure.words;
@@ -178,15 +191,52 @@ fn measure(text: &str) -> Measure {
     }
 }
 
+/// What an ASCII byte is to [`measure_ascii`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Byte {
+    /// White space as `char::is_whitespace` has it (`u8::is_ascii_whitespace` leaves out the
+    /// vertical tab).
+    Space,
+    Capital,
+    Letter,
+    Digit,
+    /// `.` `!` `?` `;` `:`
+    Stop,
+    Comma,
+    Dollar,
+    Symbol,
+}
+
+/// Every byte's class, looked up once per byte instead of asked in a chain of comparisons.
+const BYTES: [Byte; 256] = {
+    let mut table = [Byte::Symbol; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = match c {
+            b' ' | b'\t'..=b'\r' => Byte::Space,
+            b'A'..=b'Z' => Byte::Capital,
+            b'a'..=b'z' => Byte::Letter,
+            b'0'..=b'9' => Byte::Digit,
+            b'.' | b'!' | b'?' | b';' | b':' => Byte::Stop,
+            b',' => Byte::Comma,
+            b'$' => Byte::Dollar,
+            _ => Byte::Symbol,
+        };
+        b += 1;
+    }
+    table
+};
+
 /// [`measure_chars`] for ASCII text, byte by byte: most text nodes are ASCII, and decoding
 /// characters and splitting at Unicode white space took two thirds of the blocks' time.
 fn measure_ascii(text: &[u8]) -> Measure {
     let mut m = Measure::default();
-    let mut previous: Option<u8> = None;
+    let mut previous = Byte::Space;
     let mut in_word = false;
     for &b in text {
-        // char::is_whitespace on ASCII (u8::is_ascii_whitespace leaves out the vertical tab).
-        if matches!(b, b' ' | b'\t'..=b'\r') {
+        let class = BYTES[usize::from(b)];
+        if class == Byte::Space {
             in_word = false;
             continue;
         }
@@ -194,31 +244,22 @@ fn measure_ascii(text: &[u8]) -> Measure {
             in_word = true;
             m.words += 1;
             m.chars += 1;
-            if b.is_ascii_uppercase() {
-                m.capitalized += 1;
-            }
+            m.capitalized += u32::from(class == Byte::Capital);
         }
         m.chars += 1;
-        if b.is_ascii_alphanumeric() {
-            m.word_chars += 1;
-            if b.is_ascii_digit() {
+        match class {
+            Byte::Capital | Byte::Letter => m.word_chars += 1,
+            Byte::Digit => {
+                m.word_chars += 1;
                 m.digits += 1;
-                if previous == Some(b'$') {
-                    m.prices += 1;
-                }
+                m.prices += u32::from(previous == Byte::Dollar);
             }
-        } else if matches!(b, b'.' | b'!' | b'?' | b';' | b':') {
-            m.stops += 1;
-        } else if b == b',' {
-            m.commas += 1;
-        } else if b == b'$' {
-            if previous.is_some_and(|p| p.is_ascii_digit()) {
-                m.prices += 1;
-            }
-        } else {
-            m.symbols += 1;
+            Byte::Stop => m.stops += 1,
+            Byte::Comma => m.commas += 1,
+            Byte::Dollar => m.prices += u32::from(previous == Byte::Digit),
+            Byte::Space | Byte::Symbol => m.symbols += 1,
         }
-        previous = Some(b);
+        previous = class;
     }
     m.chars = m.chars.saturating_sub(1);
     m.ends_sentence = text

@@ -24,8 +24,8 @@
 //! Counts enter as `ln(1 + count)`; trees need no scaling, but logarithms keep the bins of the
 //! histogram learner spread over the range that matters. Everything is O(n) over the arena.
 
+use std::borrow::Cow;
 use std::hash::{BuildHasher, Hasher};
-use std::sync::OnceLock;
 
 use foldhash::fast::FixedState;
 use html5ever::local_name;
@@ -33,7 +33,7 @@ use html5ever::local_name;
 use super::blocks::Blocks;
 use crate::dom::subtree::Subtree;
 use crate::dom::{is_heading, Dom, LocalName, NodeKind};
-use crate::page_models::features::WordTable;
+use crate::page_models::names::{self, NameWords};
 use crate::FastMap;
 
 /// The feature names, in the order of a row. They name the model's inputs in its file, so
@@ -178,7 +178,7 @@ const CUES: [u32; 17] = [
 /// Class and id words. A piece of a class or id (split at every non-alphanumeric character,
 /// lower-cased) matches when it equals a word or starts with a prefix; short or ambiguous
 /// words match whole only (`ad` must not match `shadow`).
-const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
+pub(crate) const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
     (
         CUE_MAIN,
         &["main", "content", "maincontent"],
@@ -334,11 +334,6 @@ const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
     ),
 ];
 
-fn cue_of_piece(piece: &str) -> u32 {
-    static TABLE: OnceLock<WordTable<u32>> = OnceLock::new();
-    TABLE.get_or_init(|| WordTable::new(CUE_WORDS)).mask(piece)
-}
-
 fn cue_of_tag(tag: &LocalName) -> u32 {
     // Atoms, not strings: every element of every page is asked.
     match *tag {
@@ -355,14 +350,8 @@ fn cue_of_tag(tag: &LocalName) -> u32 {
     }
 }
 
-/// The cues of an element's own tag, attribute names, id and classes (`known`: see
-/// `crate::page_models::features::name_mask`).
-fn own_cues<'d>(
-    dom: &'d Dom,
-    i: usize,
-    scratch: &mut String,
-    known: &mut FastMap<&'d str, u32>,
-) -> u32 {
+/// The cues of an element's own tag, attribute names, id and classes.
+fn own_cues(dom: &Dom, i: usize, names: &[NameWords]) -> u32 {
     let mut mask = dom.tag(i).map_or(0, cue_of_tag);
     if dom
         .other_attributes(i)
@@ -371,7 +360,7 @@ fn own_cues<'d>(
     {
         mask |= CUE_ITEMPROP;
     }
-    mask | crate::page_models::features::name_mask(dom, i, scratch, known, cue_of_piece)
+    mask | names.get(i).map_or(0, |n| n.cues)
 }
 
 /// What the content model knows of the page besides its DOM.
@@ -387,6 +376,9 @@ pub struct Context<'a> {
     /// from the model it is given; `stencil train-content` sets the features per fold instead
     /// ([`set_lexical`]).
     pub lexical: Option<&'a [f32]>,
+    /// What each node's class and id names say ([`names::of_page`]), when the caller has it
+    /// already (`stencil run` computes it once for both models); `None`: read here.
+    pub names: Option<&'a [NameWords]>,
 }
 
 /// The feature row of every block of `blocks`.
@@ -413,8 +405,10 @@ pub fn compute_for(
     let elements = n / 2;
     let mut repeats: FastMap<(u32, u64), u32> =
         FastMap::with_capacity_and_hasher(elements, Default::default());
-    let mut known = FastMap::with_capacity_and_hasher(elements / 4, Default::default());
-    let mut scratch = String::new();
+    let names = match context.names {
+        Some(names) => Cow::Borrowed(names),
+        None => Cow::Owned(names::of_page(dom)),
+    };
     let mut max_depth = 1u32;
     let mut scan = PageScan {
         items: FastMap::with_capacity_and_hasher(elements / 4, Default::default()),
@@ -429,7 +423,7 @@ pub fn compute_for(
             scan.other_node(dom, i);
             continue;
         };
-        cues[i] = inherited | own_cues(dom, i, &mut scratch, &mut known);
+        cues[i] = inherited | own_cues(dom, i, &names);
         let mut hasher = FixedState::default().build_hasher();
         hasher.write(tag.as_bytes());
         for class in dom.classes(i) {
@@ -827,6 +821,7 @@ mod tests {
             url: "https://example.com/2024/05/story.html",
             site_inside: None,
             lexical: None,
+            names: None,
         };
         let rows = compute(&dom, &sums, &blocks, context);
         assert_eq!(rows.len(), blocks.len());

@@ -24,8 +24,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::blocks::{Blocks, NONE};
-use crate::dom::Dom;
+use super::blocks::Blocks;
 
 /// Words longer than this (in bytes) are not looked up: URLs, hashes and run-together text.
 const LONGEST_WORD: usize = 40;
@@ -112,16 +111,14 @@ impl Lexicon {
 
     /// The mean weight of the words of every block (0 for a block without words; words too
     /// long to look up do not count).
-    pub fn scores(&self, dom: &Dom, blocks: &Blocks) -> Vec<f32> {
+    pub fn scores(&self, blocks: &Blocks) -> Vec<f32> {
         let mut sum = vec![0f32; blocks.len()];
         let mut count = vec![0u32; blocks.len()];
-        // The words are gathered first and looked up after, in a loop of nothing else: each
-        // lookup is a load from a table too big for the L1 cache, and when it came between the
-        // byte loops of two words it stalled them (40% of the lexicon's time in `perf`); in a
-        // tight loop the loads of many words are in flight at once.
-        let mut words: Vec<(u32, u64)> = Vec::with_capacity(blocks.page_chars as usize / 5);
-        for_each_block_word(dom, blocks, |b, hash| words.push((b as u32, hash)));
-        for &(b, hash) in &words {
+        // The words were hashed when the blocks were made ([`Blocks::words`]), so this is a
+        // loop of lookups and nothing else: each is a load from a table too big for the L1
+        // cache, and when lookups came between the byte loops of two words they stalled them
+        // (40% of the lexicon's time in `perf`); in a tight loop many are in flight at once.
+        for &(b, hash) in &blocks.words {
             count[b as usize] += 1;
             sum[b as usize] += self.weight(hash);
         }
@@ -209,46 +206,23 @@ const DEQUANTIZED: [f32; 256] = {
     table
 };
 
-/// The hashed words of every block, for fitting.
-pub fn block_words(dom: &Dom, blocks: &Blocks) -> Vec<Vec<u64>> {
+/// The hashed words of every block, for fitting: the words [`Lexicon::scores`] reads.
+pub fn block_words(blocks: &Blocks) -> Vec<Vec<u64>> {
     let mut out = vec![Vec::new(); blocks.len()];
-    for_each_block_word(dom, blocks, |b, hash| out[b].push(hash));
-    out
-}
-
-/// Calls `f` with (block, word hash) for every word of every block that can be looked up, in
-/// document order: the one walk behind [`Lexicon::scores`] and [`block_words`], so that
-/// scoring and training see the same words.
-pub(super) fn for_each_block_word(dom: &Dom, blocks: &Blocks, f: impl FnMut(usize, u64)) {
-    for_each_word_of_blocks(dom, blocks, |_| true, f);
-}
-
-/// [`for_each_block_word`] over the blocks `wanted` accepts only: the others' words are not
-/// hashed.
-pub(super) fn for_each_word_of_blocks(
-    dom: &Dom,
-    blocks: &Blocks,
-    wanted: impl Fn(usize) -> bool,
-    mut f: impl FnMut(usize, u64),
-) {
-    for (node, &b) in blocks.of_node.iter().enumerate() {
-        if b == NONE || !wanted(b as usize) {
-            continue;
-        }
-        if let Some(text) = dom.visible_text(node) {
-            for_each_word(text, |hash| {
-                if let Some(hash) = hash {
-                    f(b as usize, hash);
-                }
-            });
-        }
+    for &(b, hash) in &blocks.words {
+        out[b as usize].push(hash);
     }
+    out
 }
 
 /// Calls `f` with the hash of every word of `text` (`None` for a word too long to look up),
 /// lower-casing into a buffer on the stack: no allocation per word. ASCII bytes, most of the
 /// text, are handled without decoding characters.
-pub(super) fn for_each_word(text: &str, mut f: impl FnMut(Option<u64>)) {
+pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(Option<u64>)) {
+    if text.is_ascii() {
+        for_each_ascii_word(text.as_bytes(), f);
+        return;
+    }
     let mut buffer = [0u8; LONGEST_WORD];
     let mut len = 0usize;
     let mut too_long = false;
@@ -295,6 +269,39 @@ pub(super) fn for_each_word(text: &str, mut f: impl FnMut(Option<u64>)) {
         }
     }
     flush(&mut len, &mut too_long, &buffer);
+}
+
+/// [`for_each_word`] for ASCII text, most of the text: a word already in lower case (most words)
+/// is hashed where it stands, and only a word with a capital is copied to be lower-cased.
+fn for_each_ascii_word(text: &[u8], mut f: impl FnMut(Option<u64>)) {
+    let word_byte = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < text.len() {
+        while i < text.len() && !word_byte(text[i]) {
+            i += 1;
+        }
+        let start = i;
+        let mut capital = false;
+        while i < text.len() && word_byte(text[i]) {
+            capital |= text[i].is_ascii_uppercase();
+            i += 1;
+        }
+        let word = &text[start..i];
+        if word.is_empty() {
+            break;
+        }
+        if word.len() > LONGEST_WORD {
+            f(None);
+        } else if capital {
+            let mut lower = [0u8; LONGEST_WORD];
+            let lower = &mut lower[..word.len()];
+            lower.copy_from_slice(word);
+            lower.make_ascii_lowercase();
+            f(Some(xxh3_64(lower)));
+        } else {
+            f(Some(xxh3_64(word)));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -361,12 +368,15 @@ mod tests {
 
     #[test]
     fn the_fast_path_agrees_with_the_plain_way() {
-        let alphabet: Vec<char> =
+        let unicode: Vec<char> =
             "aZ9_ .,-\u{e9}\u{c9}\u{df}\u{130}\u{3a3}\u{4e2d}\u{1f600}\u{a0}\t"
                 .chars()
                 .collect();
+        // ASCII text takes its own path.
+        let ascii: Vec<char> = "aZq9_ .,-\t\n".chars().collect();
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..20_000 {
+        for round in 0..40_000 {
+            let alphabet = if round % 2 == 0 { &unicode } else { &ascii };
             let mut text = String::new();
             for _ in 0..crate::xorshift(&mut state) % 60 {
                 let r = crate::xorshift(&mut state);
@@ -390,7 +400,7 @@ mod tests {
             let html = format!("<body>{}{}</body>", story(page), review(page));
             let dom = dom::parse(&html, 512);
             let b = blocks(&dom);
-            examples.push(block_words(&dom, &b));
+            examples.push(block_words(&b));
         }
         let labelled = examples.iter().enumerate().flat_map(|(page, words)| {
             [
@@ -415,7 +425,7 @@ mod tests {
             "<body><p>The council met.</p><p>I bought it.</p><p>Zzz qqq.</p></body>",
             512,
         );
-        let scores = lexicon.scores(&dom, &blocks(&dom));
+        let scores = lexicon.scores(&blocks(&dom));
         assert!(scores[0] > 0.3 && scores[1] < -0.3, "{scores:?}");
         assert_eq!(scores[2], 0.0);
 
@@ -424,9 +434,9 @@ mod tests {
         let mut back: Lexicon = serde_json::from_str(&json).unwrap();
         back.prepare();
         assert_eq!(back, lexicon);
-        assert_eq!(back.scores(&dom, &blocks(&dom)), scores);
+        assert_eq!(back.scores(&blocks(&dom)), scores);
         // Scoring a page and scoring its blocks' words agree (training uses the second).
-        let by_words: Vec<f32> = block_words(&dom, &blocks(&dom))
+        let by_words: Vec<f32> = block_words(&blocks(&dom))
             .iter()
             .map(|w| lexicon.mean(w))
             .collect();

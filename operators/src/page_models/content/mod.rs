@@ -83,7 +83,7 @@ pub fn cleaned_text(dom: &Dom, blocks: &Blocks, content: &[bool]) -> String {
 /// Judges every block of a page.
 pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentModel) -> Judgement {
     let blocks = blocks::blocks(dom);
-    let lexical = (!model.lexicon.is_empty()).then(|| model.lexicon.scores(dom, &blocks));
+    let lexical = (!model.lexicon.is_empty()).then(|| model.lexicon.scores(&blocks));
     let context = Context {
         lexical: lexical.as_deref(),
         ..context
@@ -206,7 +206,7 @@ fn drop_product_reviews(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     let Some(shingles) = reviews::shingles(&bodies) else {
         return;
     };
-    let shares = reviews::block_shares(dom, blocks, &shingles);
+    let shares = reviews::block_shares(blocks, &shingles);
     for (call, share) in calls.iter_mut().zip(shares) {
         if share >= REVIEW_SHARE {
             *call = false;
@@ -306,20 +306,17 @@ pub fn decide(
 /// twice on purpose). Words are compared as the lexicon reads them (lower-cased, punctuation
 /// aside).
 fn drop_repeats(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
-    // Each kept block's words, folded in order into one hash; only the kept blocks' words are
-    // hashed (most of a page's words are not kept).
+    // Each kept block's words, folded in order into one hash.
     let mut fingerprint = vec![0u64; blocks.len()];
     let mut words = vec![0u32; blocks.len()];
-    lexicon::for_each_word_of_blocks(
-        dom,
-        blocks,
-        |b| calls[b],
-        |b, hash| {
+    for &(b, hash) in &blocks.words {
+        let b = b as usize;
+        if calls[b] {
             fingerprint[b] =
                 (fingerprint[b].rotate_left(23) ^ hash).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             words[b] += 1;
-        },
-    );
+        }
+    }
     // The kept blocks in order, each with whether it repeats an earlier kept block (the
     // ancestor walk only for repeats: a page's first copies are most of its blocks).
     let mut seen: HashSet<(u64, u32), FixedState> = HashSet::default();

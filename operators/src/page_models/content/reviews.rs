@@ -16,8 +16,7 @@ use std::collections::HashSet;
 use foldhash::fast::FixedState;
 
 use super::blocks::Blocks;
-use super::lexicon::{for_each_block_word, for_each_word};
-use crate::dom::Dom;
+use super::lexicon::for_each_word;
 
 /// Word triples of a page's review bodies.
 pub type Shingles = HashSet<u64, FixedState>;
@@ -101,12 +100,13 @@ fn triple([a, b, c]: [u64; 3]) -> u64 {
 
 /// The share of each block's word triples that occur in `shingles` (0 for a block of fewer than
 /// three words).
-pub fn block_shares(dom: &Dom, blocks: &Blocks, shingles: &Shingles) -> Vec<f32> {
+pub fn block_shares(blocks: &Blocks, shingles: &Shingles) -> Vec<f32> {
     let mut found = vec![0u32; blocks.len()];
     let mut total = vec![0u32; blocks.len()];
     let mut window = [0u64; 3];
     let (mut current, mut seen) = (usize::MAX, 0usize);
-    for_each_block_word(dom, blocks, |b, hash| {
+    for &(b, hash) in &blocks.words {
+        let b = b as usize;
         if b != current {
             (current, seen) = (b, 0);
         }
@@ -116,7 +116,7 @@ pub fn block_shares(dom: &Dom, blocks: &Blocks, shingles: &Shingles) -> Vec<f32>
             total[b] += 1;
             found[b] += u32::from(shingles.contains(&triple(window)));
         }
-    });
+    }
     found
         .iter()
         .zip(&total)
@@ -159,7 +159,7 @@ mod tests {
             "Terrible, it broke after a week".to_string(),
         ];
         let triples = shingles(&reviews).expect("two bodies");
-        let shares = block_shares(&dom, &blocks, &triples);
+        let shares = block_shares(&blocks, &triples);
         // None of 8 triples; 4 of 7 (across the <b>); under three words.
         assert_eq!(shares, [0.0, 4.0 / 7.0, 0.0]);
         assert!(

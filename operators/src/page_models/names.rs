@@ -1,0 +1,196 @@
+//! What an element's id and class names say, to both page-level models at once: the template
+//! model's roles (`super::features`: `nav`, `footer`, `related`, …) and the content model's
+//! cues (`super::content::features`: `article`, `comment`, `caption`, …).
+//!
+//! A name's words are found by splitting it at every non-alphanumeric character, lower-casing
+//! the pieces (pieces over 40 bytes are no words) and matching each against the two models'
+//! word tables. That is string work, and the same names come back all the time: a page repeats
+//! a few class names on hundreds of elements, a host repeats its class names on every page, and
+//! both models ask about every element. So a page's names are read once for both models
+//! ([`of_page`]), and each distinct name of the page is matched once. Matching every name of
+//! every element, once per model, was about a sixth of the content model's time in `perf`.
+//! (A table of the names seen on earlier pages, kept per worker, cost more than it saved: its
+//! lookups missed the processor's caches.)
+
+use std::sync::OnceLock;
+
+use super::content::features::CUE_WORDS;
+use super::features::ROLE_WORDS;
+use crate::dom::Dom;
+use crate::FastMap;
+
+/// What one name, or the union of an element's names, says to each model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NameWords {
+    /// The template model's roles (`super::features::ROLE_*`).
+    pub(crate) roles: u16,
+    /// The content model's cues (`super::content::features::CUE_*`).
+    pub(crate) cues: u32,
+}
+
+/// What each element's id and class names say (nothing, for the other nodes).
+pub fn of_page(dom: &Dom) -> Vec<NameWords> {
+    let mut page = PageNames::for_elements(dom.len() / 2);
+    (0..dom.len()).map(|i| page.of(dom, i)).collect()
+}
+
+impl std::ops::BitOrAssign for NameWords {
+    fn bitor_assign(&mut self, other: NameWords) {
+        self.roles |= other.roles;
+        self.cues |= other.cues;
+    }
+}
+
+/// The names of one page already matched, by the page's own strings.
+#[derive(Default)]
+struct PageNames<'d> {
+    known: FastMap<&'d str, NameWords>,
+}
+
+impl<'d> PageNames<'d> {
+    /// Sized for a page of `elements` elements (a page has about one distinct name in eight).
+    fn for_elements(elements: usize) -> Self {
+        PageNames {
+            known: FastMap::with_capacity_and_hasher(elements / 8, Default::default()),
+        }
+    }
+
+    /// The union of what element `i`'s id and class names say.
+    fn of(&mut self, dom: &'d Dom, i: usize) -> NameWords {
+        let mut words = NameWords::default();
+        for name in dom.id(i).into_iter().chain(dom.classes(i)) {
+            words |= *self
+                .known
+                .entry(name)
+                .or_insert_with(|| words_of_name(name));
+        }
+        words
+    }
+}
+
+/// What `name` says, matched piece by piece.
+pub(crate) fn words_of_name(name: &str) -> NameWords {
+    static TABLE: OnceLock<WordTable> = OnceLock::new();
+    let table = TABLE.get_or_init(WordTable::of_both_models);
+    let mut words = NameWords::default();
+    if name.is_ascii() {
+        // Most names: split and lower-cased byte by byte, on the stack.
+        let mut lower = [0u8; 40];
+        for piece in name.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
+            if piece.is_empty() || piece.len() > lower.len() {
+                continue;
+            }
+            let lower = &mut lower[..piece.len()];
+            lower.copy_from_slice(piece);
+            lower.make_ascii_lowercase();
+            if let Ok(piece) = std::str::from_utf8(lower) {
+                words |= table.words(piece);
+            }
+        }
+        return words;
+    }
+    let mut lower = String::new();
+    for piece in name.split(|c: char| !c.is_alphanumeric()) {
+        if piece.is_empty() || piece.len() > 40 {
+            continue;
+        }
+        lower.clear();
+        lower.extend(piece.chars().flat_map(char::to_lowercase));
+        words |= table.words(&lower);
+    }
+    words
+}
+
+/// Both models' word lists, made for lookups: a piece gets the union of what the words it
+/// equals and the prefixes it starts with say. Each model lists (mask, words, prefixes);
+/// short or ambiguous words match whole only (`ad` must not match `shadow`).
+struct WordTable {
+    exact: FastMap<&'static str, NameWords>,
+    /// The prefixes by their first byte: a piece is compared with the few that can match.
+    prefixes: Vec<Vec<(&'static str, NameWords)>>,
+}
+
+impl WordTable {
+    fn of_both_models() -> WordTable {
+        let mut table = WordTable {
+            exact: FastMap::default(),
+            prefixes: vec![Vec::new(); 256],
+        };
+        let roles = ROLE_WORDS.iter().map(|&(roles, words, prefixes)| {
+            let says = NameWords { roles, cues: 0 };
+            (says, words, prefixes)
+        });
+        let cues = CUE_WORDS.iter().map(|&(cues, words, prefixes)| {
+            let says = NameWords { roles: 0, cues };
+            (says, words, prefixes)
+        });
+        for (says, words, prefixes) in roles.chain(cues) {
+            for &word in words {
+                *table.exact.entry(word).or_default() |= says;
+            }
+            for &prefix in prefixes {
+                if let Some(&first) = prefix.as_bytes().first() {
+                    table.prefixes[usize::from(first)].push((prefix, says));
+                }
+            }
+        }
+        table
+    }
+
+    fn words(&self, piece: &str) -> NameWords {
+        let mut says = self.exact.get(piece).copied().unwrap_or_default();
+        if let Some(&first) = piece.as_bytes().first() {
+            for &(prefix, also) in &self.prefixes[usize::from(first)] {
+                if piece.starts_with(prefix) {
+                    says |= also;
+                }
+            }
+        }
+        says
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom;
+
+    #[test]
+    fn names_are_split_lowered_and_matched_for_both_models() {
+        let words = words_of_name("Site-Footer__legal");
+        assert_ne!(words.roles, 0, "footer is a template role");
+        assert_ne!(words.cues, 0, "footer and legal are content cues");
+        assert_eq!(words_of_name("x-9f3a"), NameWords::default());
+        // A name with a letter outside ASCII takes the other path, to the same words.
+        assert_eq!(words_of_name("Site-Footer__légal").roles, words.roles);
+        assert_eq!(
+            words_of_name("Site-Footer__légal").cues,
+            words_of_name("Site-Footer").cues
+        );
+        // A piece over 40 bytes is no word, whatever it starts with.
+        assert_eq!(
+            words_of_name(&format!("footer{}", "a".repeat(40))),
+            NameWords::default()
+        );
+    }
+
+    #[test]
+    fn a_page_gives_what_matching_each_name_gives() {
+        let dom = dom::parse(
+            "<div id=Main class='related-posts card'><p class='related-posts'>x</p>\
+             <p class='shadow'>y</p></div>",
+            512,
+        );
+        let mut page = PageNames::default();
+        for i in 0..dom.len() {
+            let mut expected = NameWords::default();
+            for name in dom.id(i).into_iter().chain(dom.classes(i)) {
+                expected |= words_of_name(name);
+            }
+            // Twice: the second time every name comes from a table.
+            assert_eq!(page.of(&dom, i), expected);
+            assert_eq!(page.of(&dom, i), expected);
+            assert_eq!(PageNames::default().of(&dom, i), expected);
+        }
+    }
+}
