@@ -57,6 +57,13 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
     measure
 }
 
+/// `char::is_whitespace` on an ASCII byte: what the byte-wise fast paths over ASCII text treat
+/// as white space, so that they split text where the general paths split it
+/// (`u8::is_ascii_whitespace` leaves out the vertical tab).
+pub(crate) const fn is_ascii_text_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t'..=b'\r')
+}
+
 /// Appends `c` in lower case, as UTF-8, with a fast path for ASCII. Called per character of
 /// every page (twice: hashes and features), hence `inline`.
 #[inline]
@@ -112,6 +119,13 @@ mod tests {
         );
         assert_eq!(norm("Ünïcode ÄÖ 12.5").0, "ünïcode äö 12.5");
         assert_eq!(norm(" \n\t ").1, TextMeasure::default());
+    }
+
+    #[test]
+    fn ascii_text_space_is_char_white_space() {
+        for b in 0..128u8 {
+            assert_eq!(is_ascii_text_space(b), char::from(b).is_whitespace(), "{b}");
+        }
     }
 
     #[test]

@@ -28,12 +28,6 @@ pub struct NameWords {
     pub(crate) cues: u32,
 }
 
-/// What each element's id and class names say (nothing, for the other nodes).
-pub fn of_page(dom: &Dom) -> Vec<NameWords> {
-    let mut page = PageNames::for_elements(dom.len() / 2);
-    (0..dom.len()).map(|i| page.of(dom, i)).collect()
-}
-
 impl std::ops::BitOrAssign for NameWords {
     fn bitor_assign(&mut self, other: NameWords) {
         self.roles |= other.roles;
@@ -41,31 +35,22 @@ impl std::ops::BitOrAssign for NameWords {
     }
 }
 
-/// The names of one page already matched, by the page's own strings.
-#[derive(Default)]
-struct PageNames<'d> {
-    known: FastMap<&'d str, NameWords>,
-}
-
-impl<'d> PageNames<'d> {
-    /// Sized for a page of `elements` elements (a page has about one distinct name in eight).
-    fn for_elements(elements: usize) -> Self {
-        PageNames {
-            known: FastMap::with_capacity_and_hasher(elements / 8, Default::default()),
-        }
-    }
-
-    /// The union of what element `i`'s id and class names say.
-    fn of(&mut self, dom: &'d Dom, i: usize) -> NameWords {
-        let mut words = NameWords::default();
-        for name in dom.id(i).into_iter().chain(dom.classes(i)) {
-            words |= *self
-                .known
-                .entry(name)
-                .or_insert_with(|| words_of_name(name));
-        }
-        words
-    }
+/// What each element's id and class names say (nothing, for the other nodes). Each distinct
+/// name of the page is matched once and remembered by the page's own string.
+pub fn of_page(dom: &Dom) -> Vec<NameWords> {
+    // About half of a page's nodes are elements, and a page has about one distinct name in
+    // eight elements.
+    let mut known: FastMap<&str, NameWords> =
+        FastMap::with_capacity_and_hasher(dom.len() / 16, Default::default());
+    (0..dom.len())
+        .map(|i| {
+            let mut words = NameWords::default();
+            for name in dom.id(i).into_iter().chain(dom.classes(i)) {
+                words |= *known.entry(name).or_insert_with(|| words_of_name(name));
+            }
+            words
+        })
+        .collect()
 }
 
 /// What `name` says, matched piece by piece.
@@ -181,16 +166,18 @@ mod tests {
              <p class='shadow'>y</p></div>",
             512,
         );
-        let mut page = PageNames::default();
-        for i in 0..dom.len() {
+        let page = of_page(&dom);
+        assert_eq!(page.len(), dom.len());
+        for (i, &words) in page.iter().enumerate() {
             let mut expected = NameWords::default();
             for name in dom.id(i).into_iter().chain(dom.classes(i)) {
                 expected |= words_of_name(name);
             }
-            // Twice: the second time every name comes from a table.
-            assert_eq!(page.of(&dom, i), expected);
-            assert_eq!(page.of(&dom, i), expected);
-            assert_eq!(PageNames::default().of(&dom, i), expected);
+            assert_eq!(words, expected);
         }
+        // The <p>'s `related-posts`, the <div>'s name again, comes from the page's table.
+        let related = words_of_name("related-posts");
+        assert_ne!(related.cues, 0);
+        assert_eq!(page.iter().filter(|&&w| w == related).count(), 1);
     }
 }

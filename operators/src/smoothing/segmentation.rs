@@ -28,6 +28,7 @@ use std::str::FromStr;
 
 use html5ever::local_name;
 
+use crate::dom::normalize::is_ascii_text_space;
 use crate::dom::{is_heading, Dom, NodeKind};
 use crate::smoothing::isotonic::{self, Options, NO_PARENT};
 
@@ -466,8 +467,7 @@ fn append_collapsed(out: &mut String, text: &str, space_pending: &mut bool) {
 /// spaces is already collapsed and is copied whole, not word by word (copying and checking
 /// word by word was most of the time of making the cleaned text).
 fn append_collapsed_ascii(out: &mut String, text: &str, space_pending: &mut bool) {
-    // char::is_whitespace on ASCII (u8::is_ascii_whitespace leaves out the vertical tab).
-    let space = |b: u8| matches!(b, b' ' | b'\t'..=b'\r');
+    let space = is_ascii_text_space;
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {

@@ -15,6 +15,7 @@
 use html5ever::local_name;
 
 use super::lexicon::for_each_word;
+use crate::dom::normalize::is_ascii_text_space;
 use crate::dom::Dom;
 use crate::smoothing::segmentation::breaks_line;
 
@@ -194,8 +195,7 @@ fn measure(text: &str) -> Measure {
 /// What an ASCII byte is to [`measure_ascii`].
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Byte {
-    /// White space as `char::is_whitespace` has it (`u8::is_ascii_whitespace` leaves out the
-    /// vertical tab).
+    /// White space ([`is_ascii_text_space`]).
     Space,
     Capital,
     Letter,
@@ -214,7 +214,7 @@ const BYTES: [Byte; 256] = {
     while b < 256 {
         let c = b as u8;
         table[b] = match c {
-            b' ' | b'\t'..=b'\r' => Byte::Space,
+            _ if is_ascii_text_space(c) => Byte::Space,
             b'A'..=b'Z' => Byte::Capital,
             b'a'..=b'z' => Byte::Letter,
             b'0'..=b'9' => Byte::Digit,
@@ -265,7 +265,7 @@ fn measure_ascii(text: &[u8]) -> Measure {
     m.ends_sentence = text
         .iter()
         .rev()
-        .find(|b| !matches!(b, b' ' | b'\t'..=b'\r'))
+        .find(|&&b| !is_ascii_text_space(b))
         .is_some_and(|b| matches!(b, b'.' | b'!' | b'?' | b'"' | b')'));
     m
 }
