@@ -286,7 +286,7 @@ fn swde_values_survive_as_other_shops_write_them() {
     let pages = stencil_tests::gold::swde_books(&dir);
     assert_eq!(pages.len(), 2000, "swde-books has 2,000 pages");
     type Rewrite = fn(&str) -> Option<String>;
-    let variants: [(&str, Rewrite); 4] = [
+    let variants: [(&str, Rewrite); 5] = [
         ("author in a <div>", |html| {
             swap_element(
                 html,
@@ -321,6 +321,21 @@ fn swde_values_survive_as_other_shops_write_them() {
                 head.to_string()
                     + &swap_element(tail, "<h2>", "<div class=\"name\">", "</h2>", "</div>")?,
             )
+        }),
+        ("details as lines of one <p>", |html| {
+            let list = swap_element(
+                html,
+                "<ul class=\"overview-details\">",
+                "<p class=\"overview-details\">",
+                "</ul>",
+                "</p>",
+            )?;
+            let start = list.find("<p class=\"overview-details\">")?;
+            let end = start + list[start..].find("</p>")?;
+            let lines = list[start..end]
+                .replace("<li>", "")
+                .replace("</li>", "<br>");
+            Some(format!("{}{lines}{}", &list[..start], &list[end..]))
         }),
     ];
     let scratch = scratch("swde-markup");

@@ -12,6 +12,9 @@
 //!   one followed by white space, not a time's "7:28" or a URL's), whose label is not link
 //!   text and which is not mostly link text unless it links to at most three things ("Author:
 //!   <a>…</a>", "Publisher: <a>…</a>"; a row of tags or share buttons links to more), or
+//! - a details list set as lines of one block (`<p>ISBN: …<br>Publisher: …</p>`, at most
+//!   1,000 characters, not mostly link text): at least two lines, and at least half of them,
+//!   are such *label: value* lines, or
 //! - a short cell or definition (`<td>`, `<dd>`, `<dt>`, `<th>`, at most 80 characters), not
 //!   mostly link text, or
 //! - the product's name (the page's first `<h1>` outside the site's templates, else the first
@@ -24,21 +27,27 @@
 //!
 //! The rule was first written for the one SWDE site we have, where the author sits in an `<h3>`
 //! and every detail has a colon. Those pages rewritten as other shops write them (the author
-//! in a `<div>` or a `<span>`, as "Author: <a>…</a>", the title in a `<div>`; the end-to-end
-//! test `swde_values_survive_as_other_shops_write_them`) kept title, author and ISBN-13 on
-//! 31–74% of pages before the name, byline and linked-value parts were added, and on
-//! 98.5–100% after (docs/evaluation.md, ninth session). A details list without colons
+//! in a `<div>` or a `<span>`, as "Author: <a>…</a>", the title in a `<div>`, the details as
+//! lines of one `<p>`; the end-to-end test `swde_values_survive_as_other_shops_write_them`)
+//! kept title, author and ISBN-13 on 31–74% of pages before the name, byline, linked-value and
+//! details-lines parts were added, and on 98.5–100% after (docs/evaluation.md, ninth session). A details list without colons
 //! (`<span>ISBN-13</span> <span>978…</span>`) is not recognized: rows of a short label element
 //! and a value also describe sidebars and filter lists ("James Fallows 7:28 PM ET", "Coffee
 //! (24)"), and keeping them cost more than it saved on the dev pages.
 
-use super::blocks::Blocks;
+use std::cell::OnceCell;
+
+use super::blocks::{Blocks, NONE};
 use crate::dom::Dom;
+use html5ever::local_name;
 
 const MAX_PRICE_BLOCK_CHARS: u32 = 60;
 const MAX_LINE_CHARS: u32 = 100;
 const MAX_CELL_CHARS: u32 = 80;
 const MAX_HEADING_CHARS: u32 = 160;
+/// A block of several *label: value* lines (`<p>ISBN: …<br>Publisher: …<br>…</p>`) up to this
+/// long is a details list.
+const MAX_DETAILS_CHARS: u32 = 1000;
 const LABEL_WITHIN: usize = 40;
 /// A label's value may be a link or a few ("Author: <a>A</a>; <a>B</a>"), not a row of them.
 const MAX_VALUE_LINKS: u32 = 3;
@@ -73,6 +82,9 @@ pub fn keep_facts(
                 .unwrap_or(false)
         })
     };
+    // Built on first use: many pages with a price need no block's text.
+    let texts = OnceCell::new();
+    let texts = || texts.get_or_init(|| BlockTexts::of(dom, blocks));
     let mut text = String::new();
     let tagged = |wanted: &str| {
         (0..blocks.len()).find(|&b| {
@@ -83,7 +95,7 @@ pub fn keep_facts(
         })
     };
     let title = tagged("h1")
-        .or_else(|| opens_title(dom, blocks, &templated, &mut text))
+        .or_else(|| opens_title(dom, blocks, texts(), &templated, &mut text))
         .or_else(|| tagged("h2"));
     if let Some(t) = title {
         if !calls[t] && blocks.stats[t].chars <= MAX_HEADING_CHARS {
@@ -92,7 +104,7 @@ pub fn keep_facts(
         }
     }
     for (b, stats) in blocks.stats.iter().enumerate() {
-        if calls[b] || stats.chars > MAX_HEADING_CHARS || templated(b) {
+        if calls[b] || stats.chars > MAX_DETAILS_CHARS || templated(b) {
             continue;
         }
         let owner = blocks.owners[b] as usize;
@@ -102,16 +114,19 @@ pub fn keep_facts(
         let cell = matches!(tag, "td" | "dd" | "dt" | "th")
             && stats.chars <= MAX_CELL_CHARS
             && !mostly_links;
-        let fact = (after_title && is_heading(b)) || cell || {
-            let colon = block_text(dom, blocks, b, &mut text);
-            (after_title && is_byline(&text))
-                || (stats.chars <= MAX_LINE_CHARS
-                    && colon.is_some_and(|(at, in_link)| {
-                        at < LABEL_WITHIN
-                            && !in_link
-                            && (!mostly_links || stats.links <= MAX_VALUE_LINKS)
-                    }))
-        };
+        // Only a block with a stop mark can hold a label's colon: most blocks are not read.
+        let may_be_byline = after_title && stats.chars <= MAX_HEADING_CHARS;
+        let may_have_labels = stats.stops > 0 && (stats.chars <= MAX_LINE_CHARS || !mostly_links);
+        let fact = (may_be_byline && is_heading(b))
+            || cell
+            || ((may_be_byline || may_have_labels) && {
+                let read = texts().read(b, &mut text);
+                (may_be_byline && is_byline(&text))
+                    || (stats.chars <= MAX_LINE_CHARS
+                        && read.labels >= 1
+                        && (!mostly_links || stats.links <= MAX_VALUE_LINKS))
+                    || (read.labels >= 2 && 2 * read.labels >= read.lines && !mostly_links)
+            });
         if fact {
             calls[b] = true;
             added += 1;
@@ -129,6 +144,7 @@ pub fn keep_facts(
 fn opens_title(
     dom: &Dom,
     blocks: &Blocks,
+    texts: &BlockTexts,
     templated: &impl Fn(usize) -> bool,
     text: &mut String,
 ) -> Option<usize> {
@@ -140,7 +156,7 @@ fn opens_title(
         if templated(b) || stats.chars > MAX_HEADING_CHARS || 2 * stats.anchor_chars > stats.chars {
             return false;
         }
-        block_text(dom, blocks, b, text);
+        texts.read(b, text);
         let mut block = words(text).peekable();
         if block.peek() != Some(first) {
             return false;
@@ -173,35 +189,115 @@ fn label_colon(text: &str) -> Option<usize> {
     })
 }
 
+/// Characters of `text` as a reader sees them: white space runs count one, leading white space
+/// none (page source indents text nodes).
+fn collapsed_len(text: &str) -> usize {
+    let mut len = 0;
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            gap = len > 0;
+        } else {
+            len += 1 + usize::from(gap);
+            gap = false;
+        }
+    }
+    len
+}
+
 /// A line naming who made the product: "by Stephenie Meyer", "By: Shure".
 fn is_byline(text: &str) -> bool {
     let text = text.trim_start().as_bytes();
     text.len() > 3 && text[..2].eq_ignore_ascii_case(b"by") && matches!(text[2], b' ' | b':')
 }
 
-/// The block's own text (its text nodes joined), and its first label colon ([`label_colon`]):
-/// its offset in characters and whether it is link text (a label is not a link).
-fn block_text(dom: &Dom, blocks: &Blocks, b: usize, out: &mut String) -> Option<(usize, bool)> {
-    out.clear();
-    let owner = blocks.owners[b] as usize;
-    let mut colon = None;
-    let mut chars = 0;
-    for i in dom.subtree(owner) {
-        if blocks.of_node[i] == b as u32 {
-            let text = dom.visible_text(i).unwrap_or("");
-            if colon.is_none() {
-                if let Some(at) = label_colon(text) {
-                    colon = Some((chars + text[..at].chars().count(), blocks.in_link[i]));
-                }
-                chars += text.chars().count();
-            }
-            out.push_str(text);
-            if out.len() > 4 * MAX_HEADING_CHARS as usize {
-                break;
+/// Each block's own text nodes in document order, and where lines break between them. A
+/// block's owner may hold other blocks (`<div>Intro <p>…</p> tail</div>`), so reading its text
+/// by walking the owner's subtree would visit theirs too, on every block of a deep page.
+struct BlockTexts<'a> {
+    dom: &'a Dom,
+    blocks: &'a Blocks,
+    /// Block `b`'s text nodes are `nodes[start[b]..start[b + 1]]`, each with the number of
+    /// line breaks (`<br>` elements and block owners) before it in the document: two text nodes
+    /// of a block are on different lines when their counts differ.
+    start: Vec<u32>,
+    nodes: Vec<(u32, u32)>,
+}
+
+/// What one block's text says to the facts rule.
+#[derive(Debug, Default, PartialEq)]
+struct Read {
+    /// Lines of text, split where a `<br>` or a nested block comes between two text nodes.
+    lines: u32,
+    /// Lines that are *label: value* lines: at most [`MAX_LINE_CHARS`], a label's colon
+    /// ([`label_colon`]) within the first [`LABEL_WITHIN`] characters and not in link text.
+    labels: u32,
+}
+
+impl<'a> BlockTexts<'a> {
+    fn of(dom: &'a Dom, blocks: &'a Blocks) -> BlockTexts<'a> {
+        let mut start = vec![0u32; blocks.len() + 1];
+        for &b in blocks.of_node.iter().filter(|&&b| b != NONE) {
+            start[b as usize + 1] += 1;
+        }
+        for b in 0..blocks.len() {
+            start[b + 1] += start[b];
+        }
+        let mut owns_block = vec![false; dom.len()];
+        for &owner in &blocks.owners {
+            owns_block[owner as usize] = true;
+        }
+        let mut next = start.clone();
+        let mut nodes = vec![(0u32, 0u32); start[blocks.len()] as usize];
+        let mut breaks = 0u32;
+        for (i, &b) in blocks.of_node.iter().enumerate() {
+            if b != NONE {
+                nodes[next[b as usize] as usize] = (i as u32, breaks);
+                next[b as usize] += 1;
+            } else if owns_block[i] || dom.tag(i).is_some_and(|t| *t == local_name!("br")) {
+                breaks += 1;
             }
         }
+        BlockTexts {
+            dom,
+            blocks,
+            start,
+            nodes,
+        }
     }
-    colon
+
+    /// Block `b`'s text (its text nodes joined) into `out`, and its lines.
+    fn read(&self, b: usize, out: &mut String) -> Read {
+        out.clear();
+        let mut read = Read::default();
+        let nodes = &self.nodes[self.start[b] as usize..self.start[b + 1] as usize];
+        // The line being read: its characters, whether it has a label's colon, and the line
+        // breaks before the text node read last.
+        let (mut chars, mut labelled, mut previous) = (0usize, false, None);
+        for &(i, breaks) in nodes {
+            let i = i as usize;
+            let text = self.dom.visible_text(i).unwrap_or("");
+            if previous.is_some_and(|p| p != breaks) {
+                read.lines += 1;
+                read.labels += u32::from(labelled && chars <= MAX_LINE_CHARS as usize);
+                (chars, labelled) = (0, false);
+            }
+            if let Some(at) = label_colon(text) {
+                let at = chars + collapsed_len(&text[..at]);
+                labelled |= at < LABEL_WITHIN && !self.blocks.in_link[i];
+            }
+            chars += collapsed_len(text);
+            if out.len() <= 4 * MAX_DETAILS_CHARS as usize {
+                out.push_str(text);
+            }
+            previous = Some(breaks);
+        }
+        if previous.is_some() {
+            read.lines += 1;
+            read.labels += u32::from(labelled && chars <= MAX_LINE_CHARS as usize);
+        }
+        read
+    }
 }
 
 #[cfg(test)]
@@ -254,7 +350,7 @@ mod tests {
         let mut text = String::new();
         (0..page_blocks.len())
             .map(|b| {
-                block_text(&page, &page_blocks, b, &mut text);
+                BlockTexts::of(&page, &page_blocks).read(b, &mut text);
                 (text.trim().to_string(), calls[b])
             })
             .collect()
@@ -334,5 +430,46 @@ mod tests {
         assert!(is_byline("By: Shure"));
         assert!(!is_byline("Bygone days"));
         assert!(!is_byline("by"));
+    }
+
+    #[test]
+    fn a_block_of_label_lines_is_a_details_list() {
+        let facts = facts_of(
+            "<body><h1>A Book</h1><p>$9.99</p>\
+             <p><b>ISBN-13:</b> 9780316125581<br><b>Publisher:</b> Hachette Book Group<br>\
+             <b>Date:</b> June 2010<br><b>Page Count:</b> 192<br>Hardcover, first edition, \
+             with a jacket designed by the author's long-time collaborator in New York</p>\
+             <p>Posted by: A Reader<br>What a wonderful book it was to read, from the first \
+             page to the last one, and I will read it again<br>and again and again next summer \
+             when the days are long and the evenings are warm and quiet</p></body>",
+        );
+        let kept: Vec<bool> = facts.iter().map(|(_, kept)| *kept).collect();
+        assert_eq!(
+            kept,
+            [true, false, true, false],
+            "four label lines of five keep the details; one of three is no list"
+        );
+    }
+
+    #[test]
+    fn a_blocks_text_and_lines_are_its_own() {
+        let page = dom::parse(
+            "<body><div>Intro: one<br>two <p>A nested paragraph: its own block</p> tail</div></body>",
+            512,
+        );
+        let page_blocks = blocks(&page);
+        let texts = BlockTexts::of(&page, &page_blocks);
+        let mut text = String::new();
+        let read = texts.read(0, &mut text);
+        assert_eq!(text, "Intro: onetwo  tail");
+        assert_eq!(
+            (read.lines, read.labels),
+            (3, 1),
+            "split at the <br> and the <p>"
+        );
+        let read = texts.read(1, &mut text);
+        assert_eq!(text, "A nested paragraph: its own block");
+        assert_eq!((read.lines, read.labels), (1, 1));
+        assert_eq!(collapsed_len("\n\t  ISBN-13:  978 "), 12);
     }
 }
