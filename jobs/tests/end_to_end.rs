@@ -286,7 +286,7 @@ fn swde_values_survive_as_other_shops_write_them() {
     let pages = stencil_tests::gold::swde_books(&dir);
     assert_eq!(pages.len(), 2000, "swde-books has 2,000 pages");
     type Rewrite = fn(&str) -> Option<String>;
-    let variants: [(&str, Rewrite); 5] = [
+    let variants: [(&str, Rewrite); 6] = [
         ("author in a <div>", |html| {
             swap_element(
                 html,
@@ -336,6 +336,15 @@ fn swde_values_survive_as_other_shops_write_them() {
                 .replace("<li>", "")
                 .replace("</li>", "<br>");
             Some(format!("{}{lines}{}", &list[..start], &list[end..]))
+        }),
+        ("details as a label and a value in two <div>s", |html| {
+            let start = html.find("<ul class=\"overview-details\">")?;
+            let end = start + html[start..].find("</ul>")?;
+            let rows = html[start..end]
+                .replace("<li><strong>", "<div class=\"row\"><div class=\"label\">")
+                .replace("</strong>:", ":</div><div class=\"value\">")
+                .replace("</li>", "</div></div>");
+            Some(format!("{}{rows}{}", &html[..start], &html[end..]))
         }),
     ];
     let scratch = scratch("swde-markup");

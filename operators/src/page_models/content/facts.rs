@@ -15,6 +15,9 @@
 //! - a details list set as lines of one block (`<p>ISBN: …<br>Publisher: …</p>`, at most
 //!   1,000 characters, not mostly link text): at least two lines, and at least half of them,
 //!   are such *label: value* lines, or
+//! - the value right after a label alone on its line (`<div>ISBN-13:</div><div>978…</div>`,
+//!   the value at most 100 characters and linking to at most three things), with its label
+//!   even when the label, the same on every page, is a site-level template, or
 //! - a short cell or definition (`<td>`, `<dd>`, `<dt>`, `<th>`, at most 80 characters), not
 //!   mostly link text, or
 //! - the product's name (the page's first `<h1>` outside the site's templates, else the first
@@ -22,15 +25,16 @@
 //!   blocks after it a heading or a byline ("by <a>Author</a>", in whatever element: a book's
 //!   author under its title, a product's maker),
 //!
-//! and it is not inside one of the host's site-level templates (a shop's "Shipping: free"
-//! banner on every page is template, not a fact of this product).
+//! and, but for such a label, it is not inside one of the host's site-level templates (a
+//! shop's "Shipping: free" banner on every page is template, not a fact of this product).
 //!
 //! The rule was first written for the one SWDE site we have, where the author sits in an `<h3>`
 //! and every detail has a colon. Those pages rewritten as other shops write them (the author
 //! in a `<div>` or a `<span>`, as "Author: <a>…</a>", the title in a `<div>`, the details as
-//! lines of one `<p>`; the end-to-end test `swde_values_survive_as_other_shops_write_them`)
-//! kept title, author and ISBN-13 on 31–74% of pages before the name, byline, linked-value and
-//! details-lines parts were added, and on 98.5–100% after (docs/evaluation.md, ninth session). A details list without colons
+//! lines of one `<p>` or as labels and values in sibling `<div>`s; the end-to-end test
+//! `swde_values_survive_as_other_shops_write_them`) kept title, author and ISBN-13 on 31–74%
+//! of pages before the parts for names, bylines, linked values, details lines and values set
+//! apart were added, and on 98.5–100% after (docs/evaluation.md, ninth session). A details list without colons
 //! (`<span>ISBN-13</span> <span>978…</span>`) is not recognized: rows of a short label element
 //! and a value also describe sidebars and filter lists ("James Fallows 7:28 PM ET", "Coffee
 //! (24)"), and keeping them cost more than it saved on the dev pages.
@@ -103,8 +107,22 @@ pub fn keep_facts(
             added += 1;
         }
     }
+    // Whether the block before is a label alone on its line ("ISBN-13:"): shops that set a
+    // label and its value in two elements side by side make them two blocks.
+    let mut label_before = false;
+    let label_alone = |read: &Read, text: &str| {
+        read.lines == 1 && read.labels == 1 && text.trim_end().ends_with(':')
+    };
     for (b, stats) in blocks.stats.iter().enumerate() {
-        if calls[b] || stats.chars > MAX_DETAILS_CHARS || templated(b) {
+        let value_of_label = std::mem::take(&mut label_before);
+        if stats.chars > MAX_DETAILS_CHARS {
+            continue;
+        }
+        let may_be_label_alone = stats.stops > 0 && stats.chars as usize <= LABEL_WITHIN;
+        // A label the same on every page of the host is a site-level template, but still the
+        // label of the value after it.
+        if calls[b] || templated(b) {
+            label_before = may_be_label_alone && label_alone(&texts().read(b, &mut text), &text);
             continue;
         }
         let owner = blocks.owners[b] as usize;
@@ -114,13 +132,18 @@ pub fn keep_facts(
         let cell = matches!(tag, "td" | "dd" | "dt" | "th")
             && stats.chars <= MAX_CELL_CHARS
             && !mostly_links;
+        let value = value_of_label
+            && stats.chars <= MAX_LINE_CHARS
+            && (!mostly_links || stats.links <= MAX_VALUE_LINKS);
         // Only a block with a stop mark can hold a label's colon: most blocks are not read.
         let may_be_byline = after_title && stats.chars <= MAX_HEADING_CHARS;
         let may_have_labels = stats.stops > 0 && (stats.chars <= MAX_LINE_CHARS || !mostly_links);
         let fact = (may_be_byline && is_heading(b))
             || cell
+            || value
             || ((may_be_byline || may_have_labels) && {
                 let read = texts().read(b, &mut text);
+                label_before = may_be_label_alone && label_alone(&read, &text);
                 (may_be_byline && is_byline(&text))
                     || (stats.chars <= MAX_LINE_CHARS
                         && read.labels >= 1
@@ -130,6 +153,10 @@ pub fn keep_facts(
         if fact {
             calls[b] = true;
             added += 1;
+            if value && !calls[b - 1] {
+                calls[b - 1] = true;
+                added += 1;
+            }
         }
     }
     added
@@ -471,5 +498,28 @@ mod tests {
         assert_eq!(text, "A nested paragraph: its own block");
         assert_eq!((read.lines, read.labels), (1, 1));
         assert_eq!(collapsed_len("\n\t  ISBN-13:  978 "), 12);
+    }
+
+    #[test]
+    fn a_value_set_apart_from_its_label_is_kept_with_it() {
+        let page = dom::parse(
+            "<body><h1>A Book</h1><p>$9.99</p>\
+             <div class=row><div class=label>ISBN-13:</div><div>9780316125581</div></div>\
+             <div class=row><div class=label>Publisher:</div><div>Hachette</div></div>\
+             <div>Questions?</div><div>Call us any time, day or night</div></body>",
+            512,
+        );
+        let page_blocks = blocks(&page);
+        let mut calls = vec![false; page_blocks.len()];
+        // The labels are the same on every page of the host: site-level templates.
+        let site: Vec<bool> = (0..page.len())
+            .map(|i| page.classes(i).any(|c| c == "label"))
+            .collect();
+        keep_facts(&page, &page_blocks, Some(&site), &mut calls);
+        assert_eq!(
+            calls,
+            [true, false, true, true, true, true, false, false],
+            "each value and its label; a question is no label"
+        );
     }
 }
