@@ -323,28 +323,22 @@ fn swde_values_survive_as_other_shops_write_them() {
             )
         }),
         ("details as lines of one <p>", |html| {
-            let list = swap_element(
-                html,
-                "<ul class=\"overview-details\">",
-                "<p class=\"overview-details\">",
-                "</ul>",
-                "</p>",
-            )?;
-            let start = list.find("<p class=\"overview-details\">")?;
-            let end = start + list[start..].find("</p>")?;
-            let lines = list[start..end]
+            rewrite_details(html, |list| {
+                list.replace(
+                    "<ul class=\"overview-details\">",
+                    "<p class=\"overview-details\">",
+                )
+                .replace("</ul>", "</p>")
                 .replace("<li>", "")
-                .replace("</li>", "<br>");
-            Some(format!("{}{lines}{}", &list[..start], &list[end..]))
+                .replace("</li>", "<br>")
+            })
         }),
         ("details as a label and a value in two <div>s", |html| {
-            let start = html.find("<ul class=\"overview-details\">")?;
-            let end = start + html[start..].find("</ul>")?;
-            let rows = html[start..end]
-                .replace("<li><strong>", "<div class=\"row\"><div class=\"label\">")
-                .replace("</strong>:", ":</div><div class=\"value\">")
-                .replace("</li>", "</div></div>");
-            Some(format!("{}{rows}{}", &html[..start], &html[end..]))
+            rewrite_details(html, |list| {
+                list.replace("<li><strong>", "<div class=\"row\"><div class=\"label\">")
+                    .replace("</strong>:", ":</div><div class=\"value\">")
+                    .replace("</li>", "</div></div>")
+            })
         }),
     ];
     let scratch = scratch("swde-markup");
@@ -381,6 +375,19 @@ fn swde_values_survive_as_other_shops_write_them() {
 
 /// On the 2,000 pages every variant kept the values on 98.55–100% (2026-11-26).
 const MARKUP_SURVIVAL_FLOOR: f64 = 0.97;
+
+/// `html` with its details list (`<ul class="overview-details">` to its `</ul>`) replaced by
+/// what `rewrite` makes of it.
+fn rewrite_details(html: &str, rewrite: impl Fn(&str) -> String) -> Option<String> {
+    let start = html.find("<ul class=\"overview-details\">")?;
+    let end = start + html[start..].find("</ul>")? + "</ul>".len();
+    Some(format!(
+        "{}{}{}",
+        &html[..start],
+        rewrite(&html[start..end]),
+        &html[end..]
+    ))
+}
 
 /// `html` with the first element opened by `open` reopened as `new_open`, and the first
 /// `close` after it closed as `new_close`.

@@ -34,10 +34,10 @@
 //! lines of one `<p>` or as labels and values in sibling `<div>`s; the end-to-end test
 //! `swde_values_survive_as_other_shops_write_them`) kept title, author and ISBN-13 on 31–74%
 //! of pages before the parts for names, bylines, linked values, details lines and values set
-//! apart were added, and on 98.5–100% after (docs/evaluation.md, ninth session). A details list without colons
-//! (`<span>ISBN-13</span> <span>978…</span>`) is not recognized: rows of a short label element
-//! and a value also describe sidebars and filter lists ("James Fallows 7:28 PM ET", "Coffee
-//! (24)"), and keeping them cost more than it saved on the dev pages.
+//! apart were added, and on 98.5–100% after (docs/evaluation.md, ninth session). A details
+//! list without colons (`<span>ISBN-13</span> <span>978…</span>`) is not recognized: rows of
+//! a short label element and a value also describe sidebars and filter lists ("James Fallows
+//! 7:28 PM ET", "Coffee (24)"), and keeping them cost more than it saved on the dev pages.
 
 use std::cell::OnceCell;
 
@@ -132,9 +132,9 @@ pub fn keep_facts(
         let cell = matches!(tag, "td" | "dd" | "dt" | "th")
             && stats.chars <= MAX_CELL_CHARS
             && !mostly_links;
-        let value = value_of_label
-            && stats.chars <= MAX_LINE_CHARS
-            && (!mostly_links || stats.links <= MAX_VALUE_LINKS);
+        // A label's value may be a link or a few, not a row of them.
+        let few_links = !mostly_links || stats.links <= MAX_VALUE_LINKS;
+        let value = value_of_label && stats.chars <= MAX_LINE_CHARS && few_links;
         // Only a block with a stop mark can hold a label's colon: most blocks are not read.
         let may_be_byline = after_title && stats.chars <= MAX_HEADING_CHARS;
         let may_have_labels = stats.stops > 0 && (stats.chars <= MAX_LINE_CHARS || !mostly_links);
@@ -145,9 +145,7 @@ pub fn keep_facts(
                 let read = texts().read(b, &mut text);
                 label_before = may_be_label_alone && label_alone(&read, &text);
                 (may_be_byline && is_byline(&text))
-                    || (stats.chars <= MAX_LINE_CHARS
-                        && read.labels >= 1
-                        && (!mostly_links || stats.links <= MAX_VALUE_LINKS))
+                    || (stats.chars <= MAX_LINE_CHARS && read.labels >= 1 && few_links)
                     || (read.labels >= 2 && 2 * read.labels >= read.lines && !mostly_links)
             });
         if fact {
@@ -252,7 +250,7 @@ struct BlockTexts<'a> {
 }
 
 /// What one block's text says to the facts rule.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 struct Read {
     /// Lines of text, split where a `<br>` or a nested block comes between two text nodes.
     lines: u32,
@@ -301,12 +299,15 @@ impl<'a> BlockTexts<'a> {
         // The line being read: its characters, whether it has a label's colon, and the line
         // breaks before the text node read last.
         let (mut chars, mut labelled, mut previous) = (0usize, false, None);
+        let end_line = |read: &mut Read, chars: usize, labelled: bool| {
+            read.lines += 1;
+            read.labels += u32::from(labelled && chars <= MAX_LINE_CHARS as usize);
+        };
         for &(i, breaks) in nodes {
             let i = i as usize;
             let text = self.dom.visible_text(i).unwrap_or("");
             if previous.is_some_and(|p| p != breaks) {
-                read.lines += 1;
-                read.labels += u32::from(labelled && chars <= MAX_LINE_CHARS as usize);
+                end_line(&mut read, chars, labelled);
                 (chars, labelled) = (0, false);
             }
             if let Some(at) = label_colon(text) {
@@ -320,8 +321,7 @@ impl<'a> BlockTexts<'a> {
             previous = Some(breaks);
         }
         if previous.is_some() {
-            read.lines += 1;
-            read.labels += u32::from(labelled && chars <= MAX_LINE_CHARS as usize);
+            end_line(&mut read, chars, labelled);
         }
         read
     }
@@ -374,10 +374,11 @@ mod tests {
         let page_blocks = blocks(&page);
         let mut calls = vec![false; page_blocks.len()];
         keep_facts(&page, &page_blocks, None, &mut calls);
+        let texts = BlockTexts::of(&page, &page_blocks);
         let mut text = String::new();
         (0..page_blocks.len())
             .map(|b| {
-                BlockTexts::of(&page, &page_blocks).read(b, &mut text);
+                texts.read(b, &mut text);
                 (text.trim().to_string(), calls[b])
             })
             .collect()
