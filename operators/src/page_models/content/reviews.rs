@@ -1,4 +1,4 @@
-//! Shoppers' reviews, found through the page's own JSON-LD.
+//! Shoppers' reviews, found through the page's own JSON-LD and the names of its markup.
 //!
 //! A shop's product page shows its description beside the reviews of its buyers, and both are
 //! long first-person prose of the same vocabulary: by their shape and words the trees keep the
@@ -10,6 +10,13 @@
 //!
 //! Only the reviews a `Product` carries count, and only on pages with two or more of them: a
 //! magazine's roundup marks up its own reviews of each item, and those are its content.
+//!
+//! Most review widgets do not list their reviews in JSON-LD, but they do name them: a shop's
+//! review section sits in elements whose class or id says so (`individual-review__review`,
+//! `review-card`, `woocommerce-Reviews`, `yotpo-reviews`, `testimonials`). Such names say
+//! "review" on other pages too (a magazine's `samsung-dishwasher-review` section is its
+//! content), so they are read only on a page whose JSON-LD declares it is about one product
+//! ([`Declared::one_product`]).
 
 use std::collections::HashSet;
 
@@ -17,6 +24,7 @@ use foldhash::fast::FixedState;
 
 use super::blocks::Blocks;
 use super::lexicon::for_each_word;
+use crate::dom::Dom;
 
 /// Word triples of a page's review bodies.
 pub type Shingles = HashSet<u64, FixedState>;
@@ -25,18 +33,15 @@ pub type Shingles = HashSet<u64, FixedState>;
 /// shows a few dozen at most).
 const MOST_BODIES: usize = 200;
 
-/// The `reviewBody` strings of the reviews a JSON-LD script attaches to a product (under a
+/// The `reviewBody` strings of the reviews a JSON-LD value attaches to a product (under a
 /// `Product`'s `review` or `reviews`): its buyers' reviews. Reviews elsewhere are left alone: a
 /// review site's or a magazine's roundup lists its own, editorial, reviews of each item, and
-/// those are its content. A script that is not valid JSON gives none.
-pub fn bodies(script: &str) -> Vec<String> {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(script.trim()) else {
-        return Vec::new();
-    };
+/// those are its content.
+fn bodies_of(value: &serde_json::Value) -> Vec<String> {
     let mut out = Vec::new();
     // (value, whether it lies under a product's reviews); a stack, not recursion: the script
     // is input (serde_json itself stops at 128 levels).
-    let mut stack = vec![(&value, false)];
+    let mut stack = vec![(value, false)];
     while let Some((value, under_product)) = stack.pop() {
         match value {
             serde_json::Value::Array(items) => {
@@ -66,11 +71,135 @@ pub fn bodies(script: &str) -> Vec<String> {
 
 /// Whether a JSON-LD `@type` (a name or a list of names) says `Product`.
 fn names_product(kind: &serde_json::Value) -> bool {
+    names_any(kind, &["Product"])
+}
+
+/// Whether a JSON-LD `@type` (a name or a list of names) is one of `wanted`.
+fn names_any(kind: &serde_json::Value, wanted: &[&str]) -> bool {
     match kind {
-        serde_json::Value::String(name) => name == "Product",
-        serde_json::Value::Array(names) => names.iter().any(|n| n.as_str() == Some("Product")),
+        serde_json::Value::String(name) => wanted.contains(&name.as_str()),
+        serde_json::Value::Array(names) => names
+            .iter()
+            .any(|n| n.as_str().is_some_and(|n| wanted.contains(&n))),
         _ => false,
     }
+}
+
+/// What a page's JSON-LD says about its buyers' reviews.
+#[derive(Debug, Default, PartialEq)]
+pub struct Declared {
+    /// The `reviewBody` strings of the reviews its products carry ([`bodies_of`]).
+    pub bodies: Vec<String>,
+    /// Whether the page declares that it is about one product: its scripts' top-level items
+    /// (each script's root, or the items of its list or of its `@graph`) hold exactly one
+    /// `Product` or `ProductGroup`, and no article, review or collection page. A shop's
+    /// product page does; a roundup ("the best dishwashers of the year") declares several
+    /// products or an article, a category page a collection.
+    pub one_product: bool,
+}
+
+/// Top-level JSON-LD types that make a page about something other than one product.
+const NOT_ONE_PRODUCT: [&str; 5] = [
+    "Article",
+    "NewsArticle",
+    "BlogPosting",
+    "Review",
+    "CollectionPage",
+];
+
+/// Reads the page's JSON-LD scripts (the text of hidden nodes, parsed as JSON; a script that is
+/// not valid JSON says nothing): those that mention a product or a review body, then, when
+/// they declare one product, those that might declare something else as well.
+pub fn declared(dom: &Dom) -> Declared {
+    // Only a text that opens like a JSON object or list can be one: the check spares the
+    // substring searches below the page's scripts and style sheets, often most of its bytes.
+    let scripts = || {
+        (0..dom.len()).filter_map(|i| match (dom.text(i), dom.visible_text(i)) {
+            (Some(text), None) if text.trim_start().starts_with(['{', '[']) => Some(text),
+            _ => None,
+        })
+    };
+    let parse = |text: &str| serde_json::from_str::<serde_json::Value>(text.trim()).ok();
+    // A JSON-LD item's type is a key of its own, `"@type"`; a page's application state (a
+    // `__NEXT_DATA__` script, often hundreds of kilobytes of JSON that mentions products) has
+    // none, or has it escaped inside a string, and is not parsed.
+    let typed = |text: &str| text.contains("\"@type\"");
+    let about_products =
+        |text: &str| text.contains("\"reviewBody\"") || (text.contains("\"Product") && typed(text));
+    let (mut bodies, mut products, mut others) = (Vec::new(), 0usize, 0usize);
+    for value in scripts().filter(|t| about_products(t)).filter_map(parse) {
+        if bodies.len() < MOST_BODIES {
+            bodies.extend(bodies_of(&value));
+        }
+        let (p, o) = kinds(&value);
+        (products, others) = (products + p, others + o);
+    }
+    // An article or a collection page may be declared in a script of its own; only read them
+    // on the pages that need it (a news page rarely mentions a product).
+    if products == 1 && others == 0 {
+        let other_kinds = |text: &str| {
+            !about_products(text)
+                && ["Article", "BlogPosting", "Review", "CollectionPage"]
+                    .iter()
+                    .any(|kind| text.contains(kind))
+                && typed(text)
+        };
+        for value in scripts().filter(|t| other_kinds(t)).filter_map(parse) {
+            others += kinds(&value).1;
+        }
+    }
+    Declared {
+        bodies,
+        one_product: products == 1 && others == 0,
+    }
+}
+
+/// How many of a script's top-level items are a product, and how many are something else
+/// ([`NOT_ONE_PRODUCT`]).
+fn kinds(value: &serde_json::Value) -> (usize, usize) {
+    let (mut products, mut others) = (0, 0);
+    for item in top_level_items(value) {
+        if let Some(kind) = item.get("@type") {
+            products += usize::from(names_any(kind, &["Product", "ProductGroup"]));
+            others += usize::from(names_any(kind, &NOT_ONE_PRODUCT));
+        }
+    }
+    (products, others)
+}
+
+/// A script's top-level items: its root, or the items of its root list, and the items of
+/// every `@graph` among those.
+fn top_level_items(value: &serde_json::Value) -> Vec<&serde_json::Value> {
+    let mut items: Vec<&serde_json::Value> = match value {
+        serde_json::Value::Array(list) => list.iter().collect(),
+        other => vec![other],
+    };
+    let mut i = 0;
+    while i < items.len() {
+        if let Some(serde_json::Value::Array(graph)) = items[i].get("@graph") {
+            items.extend(graph);
+        }
+        i += 1;
+    }
+    items
+}
+
+/// Whether a class or id name says its element holds reviews: one of its words (split at
+/// every character that is not a letter or digit, lower-cased) contains `review` (`reviews`,
+/// `reviewer`, `productreviews`, but not `preview` or `reviewed`, a site's or a badge's name)
+/// or starts with `testimonial`.
+pub fn names_reviews(name: &str) -> bool {
+    let has = |word: &[u8], part: &[u8]| {
+        word.windows(part.len())
+            .any(|window| window.eq_ignore_ascii_case(part))
+    };
+    name.split(|c: char| !c.is_alphanumeric()).any(|word| {
+        let word = word.as_bytes();
+        (has(word, b"review") && !has(word, b"preview") && !has(word, b"reviewed"))
+            || word
+                .get(..11)
+                .is_some_and(|start| start.eq_ignore_ascii_case(b"testimonial"))
+    })
 }
 
 /// The word triples of review bodies, when there are at least two bodies; `None` otherwise.
@@ -130,6 +259,10 @@ mod tests {
     use crate::dom;
     use crate::page_models::content::blocks::blocks;
 
+    fn bodies(script: &str) -> Vec<String> {
+        serde_json::from_str(script).map_or(Vec::new(), |value| bodies_of(&value))
+    }
+
     #[test]
     fn only_a_products_reviews_are_read() {
         let script = r#"{"@context":"https://schema.org","@graph":[
@@ -143,6 +276,67 @@ mod tests {
             ["Great \"mic\", I\u{2019}d buy it\nagain", "Second one"]
         );
         assert!(bodies(r#"{"@type":"Product","review":[{"reviewBody":"x"}],}"#).is_empty());
+    }
+
+    #[test]
+    fn names_of_review_widgets() {
+        for name in [
+            "individual-review__review",
+            "woocommerce-Reviews",
+            "productReviews",
+            "reviewer-profile",
+            "yotpo-reviews-main-widget",
+            "Testimonials",
+            "testimonial_card",
+        ] {
+            assert!(names_reviews(name), "{name}");
+        }
+        for name in [
+            "preview-pane",
+            "reviewed-logo",
+            "overview",
+            "rev",
+            "product-info",
+            "",
+        ] {
+            assert!(!names_reviews(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_page_declares_one_product_in_its_top_level_items() {
+        let declared_by = |scripts: &[&str]| {
+            let html: String = scripts
+                .iter()
+                .map(|s| format!("<script type=application/ld+json>{s}</script>"))
+                .collect();
+            declared(&dom::parse(
+                &format!("<head>{html}</head><body>x</body>"),
+                512,
+            ))
+        };
+        let product = r#"{"@type":"Product","name":"Mic","offers":{"@type":"Offer"},
+            "isRelatedTo":[{"@type":"Product","name":"Stand"}]}"#;
+        // Products nested in another item (related products, a list's items) do not count.
+        assert!(declared_by(&[product]).one_product);
+        assert!(declared_by(&[product, r#"{"@type":"BreadcrumbList"}"#]).one_product);
+        assert!(declared_by(&[r#"{"@graph":[{"@type":["ProductGroup"]}]}"#]).one_product);
+        assert!(!declared_by(&[product, product]).one_product);
+        assert!(!declared_by(&[product, r#"{"@type":"CollectionPage"}"#]).one_product);
+        assert!(!declared_by(&[r#"[{"@type":"BlogPosting"},{"@type":"Product"}]"#]).one_product);
+        assert!(
+            !declared_by(&[r#"{"@type":"ItemList","itemListElement":[{"@type":"Product"}]}"#])
+                .one_product
+        );
+        let reviewed =
+            r#"{"@type":"Product","review":[{"reviewBody":"Warm"},{"reviewBody":"Loud"}]}"#;
+        assert_eq!(
+            declared_by(&[reviewed]),
+            Declared {
+                bodies: vec!["Warm".to_string(), "Loud".to_string()],
+                one_product: true
+            }
+        );
     }
 
     #[test]
