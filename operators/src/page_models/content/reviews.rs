@@ -98,6 +98,10 @@ pub struct Declared {
     pub one_product: bool,
 }
 
+/// Top-level JSON-LD types that declare a product (a `ProductGroup` is one product in several
+/// sizes or colours).
+const PRODUCT: [&str; 2] = ["Product", "ProductGroup"];
+
 /// Top-level JSON-LD types that make a page about something other than one product.
 const NOT_ONE_PRODUCT: [&str; 5] = [
     "Article",
@@ -139,9 +143,7 @@ pub fn declared(dom: &Dom) -> Declared {
     if products == 1 && others == 0 {
         let other_kinds = |text: &str| {
             !about_products(text)
-                && ["Article", "BlogPosting", "Review", "CollectionPage"]
-                    .iter()
-                    .any(|kind| text.contains(kind))
+                && NOT_ONE_PRODUCT.iter().any(|kind| text.contains(kind))
                 && typed(text)
         };
         for value in scripts().filter(|t| other_kinds(t)).filter_map(parse) {
@@ -160,7 +162,7 @@ fn kinds(value: &serde_json::Value) -> (usize, usize) {
     let (mut products, mut others) = (0, 0);
     for item in top_level_items(value) {
         if let Some(kind) = item.get("@type") {
-            products += usize::from(names_any(kind, &["Product", "ProductGroup"]));
+            products += usize::from(names_any(kind, &PRODUCT));
             others += usize::from(names_any(kind, &NOT_ONE_PRODUCT));
         }
     }
