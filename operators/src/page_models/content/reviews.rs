@@ -188,8 +188,9 @@ fn top_level_items(value: &serde_json::Value) -> Vec<&serde_json::Value> {
 
 /// Whether a class or id name says its element holds reviews: one of its words (split at
 /// every character that is not a letter or digit, lower-cased) contains `review` (`reviews`,
-/// `reviewer`, `productreviews`, but not `preview` or `reviewed`, a site's or a badge's name)
-/// or starts with `testimonial`.
+/// `reviewer`, `productreviews`, but not `preview` or `reviewed`, a site's or a badge's name,
+/// nor `editorialreviews`, a publisher's description of a book, which is the product's own
+/// text) or starts with `testimonial`.
 pub fn names_reviews(name: &str) -> bool {
     let has = |word: &[u8], part: &[u8]| {
         word.windows(part.len())
@@ -197,7 +198,10 @@ pub fn names_reviews(name: &str) -> bool {
     };
     name.split(|c: char| !c.is_alphanumeric()).any(|word| {
         let word = word.as_bytes();
-        (has(word, b"review") && !has(word, b"preview") && !has(word, b"reviewed"))
+        (has(word, b"review")
+            && !has(word, b"preview")
+            && !has(word, b"reviewed")
+            && !has(word, b"editorial"))
             || word
                 .get(..11)
                 .is_some_and(|start| start.eq_ignore_ascii_case(b"testimonial"))
