@@ -184,6 +184,12 @@ struct Measure {
     ends_sentence: bool,
 }
 
+/// The characters of `text` that [`BlockStats::chars`] counts: white space collapsed, one per
+/// gap between words.
+pub(super) fn visible_chars(text: &str) -> u32 {
+    measure(text).chars
+}
+
 fn measure(text: &str) -> Measure {
     if text.is_ascii() {
         measure_ascii(text.as_bytes())

@@ -41,7 +41,7 @@
 
 use std::cell::OnceCell;
 
-use super::blocks::{Blocks, NONE};
+use super::blocks::{visible_chars, Blocks, NONE};
 use crate::dom::Dom;
 use html5ever::local_name;
 
@@ -214,22 +214,6 @@ fn label_colon(text: &str) -> Option<usize> {
     })
 }
 
-/// Characters of `text` as a reader sees them: white space runs count one, leading white space
-/// none (page source indents text nodes).
-fn collapsed_len(text: &str) -> usize {
-    let mut len = 0;
-    let mut gap = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
-            gap = len > 0;
-        } else {
-            len += 1 + usize::from(gap);
-            gap = false;
-        }
-    }
-    len
-}
-
 /// A line naming who made the product: "by Stephenie Meyer", "By: Shure".
 fn is_byline(text: &str) -> bool {
     let text = text.trim_start().as_bytes();
@@ -311,10 +295,10 @@ impl<'a> BlockTexts<'a> {
                 (chars, labelled) = (0, false);
             }
             if let Some(at) = label_colon(text) {
-                let at = chars + collapsed_len(&text[..at]);
+                let at = chars + visible_chars(&text[..at]) as usize;
                 labelled |= at < LABEL_WITHIN && !self.blocks.in_link[i];
             }
-            chars += collapsed_len(text);
+            chars += visible_chars(text) as usize;
             if out.len() <= 4 * MAX_DETAILS_CHARS as usize {
                 out.push_str(text);
             }
@@ -498,7 +482,7 @@ mod tests {
         let read = texts.read(1, &mut text);
         assert_eq!(text, "A nested paragraph: its own block");
         assert_eq!((read.lines, read.labels), (1, 1));
-        assert_eq!(collapsed_len("\n\t  ISBN-13:  978 "), 12);
+        assert_eq!(visible_chars("\n\t  ISBN-13:  978 "), 12);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::dom::Dom;
 pub type Shingles = HashSet<u64, FixedState>;
 
 /// Review bodies read from one script; past this many the rest are not read (a page of reviews
-/// shows a few dozen at most).
+/// shows a few dozen at most), and a page that has this many reads no further script.
 const MOST_BODIES: usize = 200;
 
 /// The `reviewBody` strings of the reviews a JSON-LD value attaches to a product (under a
