@@ -27,6 +27,12 @@
 //!
 //! and, but for such a label, it is not inside one of the host's site-level templates (a
 //! shop's "Shipping: free" banner on every page is template, not a fact of this product).
+//! On a page whose JSON-LD declares one product, a short *label: value* line whose label opens
+//! four or more of the page's short blocks is not kept for it: that is a field of repeated item
+//! cards — "Sold By:" under every product of a carousel, a currency switcher's "USD:", "GBP:"
+//! under each price (goshopia.com kept 119 such lines against a gold of 122 words) — while a
+//! product's own details name each thing once. Only there: on a collection, a roundup article
+//! or an API reference the same repeated labels are mostly gold.
 //!
 //! The rule was first written for the one SWDE site we have, where the author sits in an `<h3>`
 //! and every detail has a colon. Those pages rewritten as other shops write them (the author
@@ -56,14 +62,22 @@ const LABEL_WITHIN: usize = 40;
 /// A label's value may be a link or a few ("Author: <a>A</a>; <a>B</a>"), not a row of them.
 const MAX_VALUE_LINKS: u32 = 3;
 const BLOCKS_AFTER_TITLE: usize = 3;
+/// On a page declaring one product, a label that opens this many short blocks is a field of
+/// repeated item cards (a carousel's "Sold By:", a currency switcher's "USD:" under every
+/// product), not a fact of the product: its own details name each thing once. (A size chart's
+/// rows, "XS - XL:" under weight, length and fit, recur up to three times.)
+const REPEATED_LABEL: usize = 4;
 /// Words of the page's `<title>` a block must open with to be taken for the product's name.
 const TITLE_WORDS: usize = 2;
 
 /// Marks the facts of a page with a price as content; returns how many blocks it added.
+/// `one_product`: the page's JSON-LD declares it is about one product
+/// ([`super::reviews::Declared::one_product`]).
 pub fn keep_facts(
     dom: &Dom,
     blocks: &Blocks,
     site_inside: Option<&[bool]>,
+    one_product: bool,
     calls: &mut [bool],
 ) -> usize {
     let product = blocks
@@ -107,6 +121,16 @@ pub fn keep_facts(
             added += 1;
         }
     }
+    // Built only on a page declaring one product: labels that recur there are item cards'.
+    let repeated_labels = if one_product {
+        repeated_labels(blocks, texts(), &mut text)
+    } else {
+        Vec::new()
+    };
+    let repeated = |text: &str| {
+        !repeated_labels.is_empty()
+            && label_of(text).is_some_and(|l| repeated_labels.binary_search(&l).is_ok())
+    };
     // Whether the block before is a label alone on its line ("ISBN-13:"): shops that set a
     // label and its value in two elements side by side make them two blocks.
     let mut label_before = false;
@@ -145,7 +169,10 @@ pub fn keep_facts(
                 let read = texts().read(b, &mut text);
                 label_before = may_be_label_alone && label_alone(&read, &text);
                 (may_be_byline && is_byline(&text))
-                    || (stats.chars <= MAX_LINE_CHARS && read.labels >= 1 && few_links)
+                    || (stats.chars <= MAX_LINE_CHARS
+                        && read.labels >= 1
+                        && few_links
+                        && !repeated(&text))
                     || (read.labels >= 2 && 2 * read.labels >= read.lines && !mostly_links)
             });
         if fact {
@@ -194,6 +221,30 @@ fn opens_title(
             .count();
         agreeing == opening.len() || block.iter().all(|w| title.contains(w))
     })
+}
+
+/// The labels, sorted, that open at least [`REPEATED_LABEL`] of a page's short blocks.
+fn repeated_labels(blocks: &Blocks, texts: &BlockTexts, text: &mut String) -> Vec<String> {
+    let mut labels: Vec<String> = (0..blocks.len())
+        .filter(|&b| blocks.stats[b].stops > 0 && blocks.stats[b].chars <= MAX_LINE_CHARS)
+        .filter_map(|b| {
+            texts.read(b, text);
+            label_of(text)
+        })
+        .collect();
+    labels.sort_unstable();
+    labels
+        .chunk_by(|a, b| a == b)
+        .filter(|run| run.len() >= REPEATED_LABEL)
+        .map(|run| run[0].clone())
+        .collect()
+}
+
+/// The label a text opens with ([`label_colon`] within [`LABEL_WITHIN`] characters),
+/// trimmed and lower-cased.
+fn label_of(text: &str) -> Option<String> {
+    let label = text[..label_colon(text)?].trim();
+    (!label.is_empty() && label.chars().count() < LABEL_WITHIN).then(|| label.to_lowercase())
 }
 
 /// Lower-cased runs of letters and digits.
@@ -333,7 +384,7 @@ mod tests {
         let site: Vec<bool> = (0..product.len())
             .map(|i| product.tag(i).is_some_and(|t| &**t == "div"))
             .collect();
-        let added = keep_facts(&product, &product_blocks, Some(&site), &mut calls);
+        let added = keep_facts(&product, &product_blocks, Some(&site), false, &mut calls);
         assert_eq!(calls, [true, true, false, true, true, false, false]);
         assert_eq!(added, 3, "the byline, the ISBN and the page count");
 
@@ -346,7 +397,7 @@ mod tests {
         let mut calls = vec![false; story_blocks.len()];
         calls[0] = true;
         assert_eq!(
-            keep_facts(&story, &story_blocks, None, &mut calls),
+            keep_facts(&story, &story_blocks, None, false, &mut calls),
             0,
             "a price in a paragraph makes no product page"
         );
@@ -354,10 +405,15 @@ mod tests {
 
     /// Each block's text, and whether `keep_facts` keeps it on a page where nothing else is content.
     fn facts_of(html: &str) -> Vec<(String, bool)> {
+        facts_declared(html, false)
+    }
+
+    /// [`facts_of`] on a page that does or does not declare one product.
+    fn facts_declared(html: &str, one_product: bool) -> Vec<(String, bool)> {
         let page = dom::parse(html, 512);
         let page_blocks = blocks(&page);
         let mut calls = vec![false; page_blocks.len()];
-        keep_facts(&page, &page_blocks, None, &mut calls);
+        keep_facts(&page, &page_blocks, None, one_product, &mut calls);
         let texts = BlockTexts::of(&page, &page_blocks);
         let mut text = String::new();
         (0..page_blocks.len())
@@ -366,6 +422,36 @@ mod tests {
                 (text.trim().to_string(), calls[b])
             })
             .collect()
+    }
+
+    #[test]
+    fn labels_repeated_on_item_cards_are_no_facts_of_a_declared_product() {
+        let card = |n: u32| format!("<li><a href=/p{n}>Dress {n}</a><p>Sold By: Shop {n}</p></li>");
+        let html = format!(
+            "<body><h1>A Dress</h1><p>$99.00</p><p>Sold By: Our Shop</p><p>Fabric: hemp</p>\
+             <ul>{}</ul></body>",
+            (1..=3).map(card).collect::<String>()
+        );
+        let kept = |facts: Vec<(String, bool)>| -> Vec<String> {
+            facts.into_iter().filter(|f| f.1).map(|f| f.0).collect()
+        };
+        let every_line = ["A Dress", "Sold By: Our Shop", "Fabric: hemp"]
+            .into_iter()
+            .map(String::from)
+            .chain((1..=3).map(|n| format!("Sold By: Shop {n}")))
+            .collect::<Vec<_>>();
+        assert_eq!(kept(facts_declared(&html, false)), every_line);
+        assert_eq!(
+            kept(facts_declared(&html, true)),
+            ["A Dress", "Fabric: hemp"],
+            "a label on four lines is a field of the cards, the product's own line included"
+        );
+        let three_cards_less_one = html.replace(&card(3), "");
+        assert_eq!(
+            kept(facts_declared(&three_cards_less_one, true)).len(),
+            5,
+            "a label on three lines is still a fact"
+        );
     }
 
     #[test]
@@ -500,7 +586,7 @@ mod tests {
         let site: Vec<bool> = (0..page.len())
             .map(|i| page.classes(i).any(|c| c == "label"))
             .collect();
-        keep_facts(&page, &page_blocks, Some(&site), &mut calls);
+        keep_facts(&page, &page_blocks, Some(&site), false, &mut calls);
         assert_eq!(
             calls,
             [true, false, true, true, true, true, false, false],

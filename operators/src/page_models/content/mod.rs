@@ -197,7 +197,9 @@ fn drop_dialogs(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
 /// - its JSON-LD declares the page is about one product, and the review widget's elements are
 ///   named for reviews: what lies inside them is not content (held out, 12 product pages
 ///   better, one worse, whose gold keeps an expert's review; docs/evaluation.md).
-fn drop_product_reviews(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
+///
+/// Returns whether the page declares one product (the facts rule reads it too).
+fn drop_product_reviews(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) -> bool {
     let declared = reviews::declared(dom);
     if let Some(shingles) = reviews::shingles(&declared.bodies) {
         let shares = reviews::block_shares(blocks, &shingles);
@@ -223,6 +225,7 @@ fn drop_product_reviews(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
             *call &= !in_review[owner as usize];
         }
     }
+    declared.one_product
 }
 
 /// A block at least this share of whose word triples a product's JSON-LD reviews hold is one
@@ -288,7 +291,7 @@ pub fn decide(
     let mut calls = calls_by_rule(dom, sums, blocks, probability, threshold, rule);
     keep_preformatted(dom, blocks, probability, &mut calls);
     drop_dialogs(dom, blocks, &mut calls);
-    drop_product_reviews(dom, blocks, &mut calls);
+    let one_product = drop_product_reviews(dom, blocks, &mut calls);
     // A page with no block called content is almost always a miss, not a page without
     // content: keep its likeliest blocks (within half the best probability) instead.
     if !calls.contains(&true) {
@@ -299,7 +302,7 @@ pub fn decide(
             }
         }
     }
-    facts::keep_facts(dom, blocks, site_inside, &mut calls);
+    facts::keep_facts(dom, blocks, site_inside, one_product, &mut calls);
     drop_repeats(dom, blocks, &mut calls);
     calls
 }
