@@ -586,7 +586,10 @@ fn judged(example: &Example, sums: &[Subtree], probability: &[f32], rule: Rule) 
         probability,
         0.5,
         rule,
-        example.site_inside.as_deref(),
+        Context {
+            site_inside: example.site_inside.as_deref(),
+            ..Context::default()
+        },
     );
     let text = content::cleaned_text(&example.dom, &example.blocks, &content);
     let overlap = TokenOverlap::of(&text, &example.gold);

@@ -246,7 +246,7 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
                     &probability,
                     content_model.threshold,
                     Default::default(),
-                    None,
+                    context,
                 ),
                 blocks,
                 probability,

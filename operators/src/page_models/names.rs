@@ -14,6 +14,7 @@
 
 use std::sync::OnceLock;
 
+use super::content::comments::{is_comment_word, COMMENT_NAME};
 use super::content::features::CUE_WORDS;
 use super::features::ROLE_WORDS;
 use crate::dom::Dom;
@@ -24,7 +25,8 @@ use crate::FastMap;
 pub struct NameWords {
     /// The template model's roles (`super::features::ROLE_*`).
     pub(crate) roles: u16,
-    /// The content model's cues (`super::content::features::CUE_*`).
+    /// The content model's cues (`super::content::features::CUE_*`), and whether a piece is a
+    /// comment word (`super::content::comments::COMMENT_NAME`, for the comments rule).
     pub(crate) cues: u32,
 }
 
@@ -124,6 +126,9 @@ impl WordTable {
 
     fn words(&self, piece: &str) -> NameWords {
         let mut says = self.exact.get(piece).copied().unwrap_or_default();
+        if is_comment_word(piece) {
+            says.cues |= COMMENT_NAME;
+        }
         if let Some(&first) = piece.as_bytes().first() {
             for &(prefix, also) in &self.prefixes[usize::from(first)] {
                 if piece.starts_with(prefix) {
