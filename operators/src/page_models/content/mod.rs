@@ -235,8 +235,9 @@ fn drop_product_reviews(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) -> bool 
 /// them out, as WCXB's article gold does), but a discussion's posts are ([`comments`]): a block
 /// inside an element named for comments is dropped when the page keeps at least
 /// [`comments::MIN_OWN_CHARS`] characters outside them and does not declare a discussion.
-/// Held out: dragnet +0.7 points of macro F1, L3S-GN1 +0.3, WCXB articles +0.2 (docs/evaluation.md,
-/// eleventh session).
+/// Held out over three host partitions: dragnet +0.6 to +0.8 points of macro F1, L3S-GN1
+/// +0.3 to +0.4, WCXB articles +0.1, forums −0.4 to +0.3 (docs/evaluation.md, eleventh
+/// session).
 fn drop_comments(dom: &Dom, blocks: &Blocks, names: Option<&[NameWords]>, calls: &mut [bool]) {
     // Most pages name no comments, or keep nothing in a comment section, and are done after
     // a pass over the names or the arena; the JSON-LD is read only when something would be
