@@ -206,6 +206,16 @@ impl Dom {
         std::iter::successors(Some(i), |&node| self.parent(node))
     }
 
+    /// Whether each node is, or is inside, a node that `marks`: one pass in document order (a
+    /// parent comes before its children) instead of a walk up from every node.
+    pub fn inside_marked(&self, marks: impl Fn(usize) -> bool) -> Vec<bool> {
+        let mut inside = vec![false; self.len()];
+        for i in 0..self.len() {
+            inside[i] = self.parent(i).is_some_and(|p| inside[p]) || marks(i);
+        }
+        inside
+    }
+
     pub fn children(&self, i: usize) -> Children<'_> {
         let first = if self.nodes[i].end as usize > i + 1 {
             (i + 1) as u32

@@ -12,6 +12,7 @@
 //! (A table of the names seen on earlier pages, kept per worker, cost more than it saved: its
 //! lookups missed the processor's caches.)
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::content::comments::{is_comment_word, COMMENT_NAME};
@@ -53,6 +54,15 @@ pub fn of_page(dom: &Dom) -> Vec<NameWords> {
             words
         })
         .collect()
+}
+
+/// `names` when the caller has read them already (`stencil run` does, once for both models),
+/// else the page's own ([`of_page`]).
+pub fn given_or_of_page<'a>(dom: &Dom, names: Option<&'a [NameWords]>) -> Cow<'a, [NameWords]> {
+    match names {
+        Some(names) => Cow::Borrowed(names),
+        None => Cow::Owned(of_page(dom)),
+    }
 }
 
 /// What `name` says, matched piece by piece.

@@ -304,13 +304,7 @@ pub fn block_roots(nodes: usize, blocks: &[Block], model: &HostModel) -> Vec<Opt
 
 /// For every node, whether it lies inside a template block (itself a root or below one).
 pub fn inside_templates(dom: &Dom, roots: &[Option<u64>]) -> Vec<bool> {
-    let mut inside: Vec<bool> = roots.iter().map(Option::is_some).collect();
-    for i in 0..dom.len() {
-        if let Some(parent) = dom.parent(i) {
-            inside[i] |= inside[parent];
-        }
-    }
-    inside
+    dom.inside_marked(|i| roots.get(i).is_some_and(Option::is_some))
 }
 
 /// Visible characters inside templates and on the whole page.

@@ -46,17 +46,13 @@ pub fn inside_comments(dom: &Dom, names: &[NameWords]) -> Vec<bool> {
             holds_title[a] = true;
         }
     }
-    let named = |i: usize| names.get(i).is_some_and(|n| n.cues & COMMENT_NAME != 0);
-    let mut inside = vec![false; dom.len()];
-    for i in 0..dom.len() {
-        inside[i] = dom.parent(i).is_some_and(|p| inside[p])
-            || (named(i)
-                && !holds_title[i]
-                && dom
-                    .tag(i)
-                    .is_some_and(|t| !matches!(*t, local_name!("body") | local_name!("html"))));
-    }
-    inside
+    dom.inside_marked(|i| {
+        names.get(i).is_some_and(|n| n.cues & COMMENT_NAME != 0)
+            && !holds_title[i]
+            && dom
+                .tag(i)
+                .is_some_and(|t| !matches!(*t, local_name!("body") | local_name!("html")))
+    })
 }
 
 /// Whether the page's JSON-LD declares it a discussion: a script that opens like JSON, has a

@@ -24,7 +24,6 @@
 //! Counts enter as `ln(1 + count)`; trees need no scaling, but logarithms keep the bins of the
 //! histogram learner spread over the range that matters. Everything is O(n) over the arena.
 
-use std::borrow::Cow;
 use std::hash::{BuildHasher, Hasher};
 
 use foldhash::fast::FixedState;
@@ -405,10 +404,7 @@ pub fn compute_for(
     let elements = n / 2;
     let mut repeats: FastMap<(u32, u64), u32> =
         FastMap::with_capacity_and_hasher(elements, Default::default());
-    let names = match context.names {
-        Some(names) => Cow::Borrowed(names),
-        None => Cow::Owned(names::of_page(dom)),
-    };
+    let names = names::given_or_of_page(dom, context.names);
     let mut max_depth = 1u32;
     let mut scan = PageScan {
         items: FastMap::with_capacity_and_hasher(elements / 4, Default::default()),

@@ -23,7 +23,6 @@ pub use blocks::{Blocks, NONE};
 pub use features::Context;
 pub use forest::ContentModel;
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 use foldhash::fast::FixedState;
@@ -213,17 +212,12 @@ fn drop_product_reviews(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) -> bool 
         }
     }
     if declared.one_product && calls.contains(&true) {
-        // Forward in document order: a node is inside a review when its parent is or it is an
-        // element named for reviews.
-        let mut in_review = vec![false; dom.len()];
-        for i in 0..dom.len() {
-            in_review[i] = dom.parent(i).is_some_and(|p| in_review[p])
-                || dom
-                    .id(i)
-                    .into_iter()
-                    .chain(dom.classes(i))
-                    .any(reviews::names_reviews);
-        }
+        let in_review = dom.inside_marked(|i| {
+            dom.id(i)
+                .into_iter()
+                .chain(dom.classes(i))
+                .any(reviews::names_reviews)
+        });
         for (call, &owner) in calls.iter_mut().zip(&blocks.owners) {
             *call &= !in_review[owner as usize];
         }
@@ -242,10 +236,7 @@ fn drop_comments(dom: &Dom, blocks: &Blocks, names: Option<&[NameWords]>, calls:
     // Most pages name no comments, or keep nothing in a comment section, and are done after
     // a pass over the names or the arena; the JSON-LD is read only when something would be
     // dropped.
-    let names = match names {
-        Some(names) => Cow::Borrowed(names),
-        None => Cow::Owned(names::of_page(dom)),
-    };
+    let names = names::given_or_of_page(dom, names);
     if !names.iter().any(|n| n.cues & comments::COMMENT_NAME != 0) {
         return;
     }
@@ -656,15 +647,7 @@ mod tests {
             let dom = dom::parse(&page(kind), 512);
             let sums = summarize(&dom, "example.com");
             let blocks = blocks::blocks(&dom);
-            let calls = decide(
-                &dom,
-                &sums,
-                &blocks,
-                &[0.9, 0.9],
-                0.5,
-                Rule::Blocks,
-                Context::default(),
-            );
+            let calls = calls_of(&dom, &sums, &blocks, &[0.9, 0.9], Rule::Blocks);
             assert_eq!(calls, expected, "{kind}");
         }
     }
