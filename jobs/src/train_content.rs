@@ -328,6 +328,7 @@ fn load(
             site_inside: inside.as_deref(),
             lexical: None,
             names: None,
+            siblings: None,
         };
         let rows = content::features::compute(&dom, &sums, &blocks, context);
         let words = block_words(&blocks);

@@ -226,11 +226,14 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
             let blocks = stencil_operators::page_models::content::blocks::blocks(d);
             let featured = Instant::now();
             let lexical = content_model.lexicon.scores(&blocks);
+            // As in `content::judge`: read once, for the features and the calls.
+            let siblings = stencil_operators::page_models::content::items::Siblings::of(d);
             let context = stencil_operators::page_models::content::Context {
                 url: &p.url,
                 site_inside: None,
                 lexical: Some(&lexical),
                 names: Some(&names),
+                siblings: Some(&siblings),
             };
             let rows = stencil_operators::page_models::content::features::compute(
                 d, &sums, &blocks, context,

@@ -114,6 +114,7 @@ pub fn analyse(
         site_inside,
         lexical: None,
         names: Some(&names),
+        siblings: None,
     };
     let judgement = content::judge(dom, sums, context, content_model);
     enter("cleaned text", url);

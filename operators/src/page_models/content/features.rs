@@ -24,12 +24,10 @@
 //! Counts enter as `ln(1 + count)`; trees need no scaling, but logarithms keep the bins of the
 //! histogram learner spread over the range that matters. Everything is O(n) over the arena.
 
-use std::hash::{BuildHasher, Hasher};
-
-use foldhash::fast::FixedState;
 use html5ever::local_name;
 
 use super::blocks::Blocks;
+use super::items::Siblings;
 use crate::dom::subtree::Subtree;
 use crate::dom::{is_heading, Dom, LocalName, NodeKind};
 use crate::page_models::names::{self, NameWords};
@@ -378,6 +376,9 @@ pub struct Context<'a> {
     /// What each node's class and id names say ([`names::of_page`]), when the caller has it
     /// already (`stencil run` computes it once for both models); `None`: read here.
     pub names: Option<&'a [NameWords]>,
+    /// Which elements are alike ([`Siblings::of`]), when the caller has it already
+    /// ([`super::judge`] computes it once for the features and the calls); `None`: read here.
+    pub siblings: Option<&'a Siblings>,
 }
 
 /// The feature row of every block of `blocks`.
@@ -395,15 +396,13 @@ pub fn compute_for(
 ) -> Vec<Row> {
     let n = dom.len();
 
-    // One pass over the arena: cues inherited from every ancestor, each element's
-    // tag-and-class signature (for repeated siblings), and what the page-level cues count.
+    // One pass over the arena: cues inherited from every ancestor, and what the page-level cues
+    // count.
     let mut cues = vec![0u32; n];
-    let mut signature = vec![0u64; n];
-    // Sized for the page up front: growing them was a tenth of this function's time.
+    // Sized for the page up front: growing it was a tenth of this function's time.
     // (About half of a page's nodes are elements.)
     let elements = n / 2;
-    let mut repeats: FastMap<(u32, u64), u32> =
-        FastMap::with_capacity_and_hasher(elements, Default::default());
+    let siblings = Siblings::given_or_of_page(dom, context.siblings);
     let names = names::given_or_of_page(dom, context.names);
     let mut max_depth = 1u32;
     let mut scan = PageScan {
@@ -420,24 +419,10 @@ pub fn compute_for(
             continue;
         };
         cues[i] = inherited | own_cues(dom, i, &names);
-        let mut hasher = FixedState::default().build_hasher();
-        hasher.write(tag.as_bytes());
-        for class in dom.classes(i) {
-            hasher.write_u8(b'.');
-            hasher.write(class.as_bytes());
-        }
-        signature[i] = hasher.finish();
-        if let Some(p) = parent {
-            *repeats.entry((p as u32, signature[i])).or_default() += 1;
-        }
         scan.element(tag, parent, sums[i].text_chars);
     }
     let page = scan.cues(sums, blocks, context.url);
-    let repeat_of = |i: usize| -> u32 {
-        dom.parent(i)
-            .and_then(|p| repeats.get(&(p as u32, signature[i])).copied())
-            .unwrap_or(1)
-    };
+    let repeat_of = |i: usize| -> u32 { siblings.alike[i] };
 
     // The densest text region: paragraphs give their parent a score and their grandparent half
     // of it (Readability's candidate scoring); the best element after discounting its links.
@@ -818,6 +803,7 @@ mod tests {
             site_inside: None,
             lexical: None,
             names: None,
+            siblings: None,
         };
         let rows = compute(&dom, &sums, &blocks, context);
         assert_eq!(rows.len(), blocks.len());

@@ -16,6 +16,7 @@ pub mod comments;
 pub mod facts;
 pub mod features;
 pub mod forest;
+pub mod items;
 pub mod lexicon;
 pub mod reviews;
 
@@ -86,8 +87,10 @@ pub fn cleaned_text(dom: &Dom, blocks: &Blocks, content: &[bool]) -> String {
 pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentModel) -> Judgement {
     let blocks = blocks::blocks(dom);
     let lexical = (!model.lexicon.is_empty()).then(|| model.lexicon.scores(&blocks));
+    let siblings = items::Siblings::given_or_of_page(dom, context.siblings);
     let context = Context {
         lexical: lexical.as_deref(),
+        siblings: Some(&siblings),
         ..context
     };
     let probability = probabilities(&blocks, context.site_inside, model.threshold, |wanted| {
@@ -321,6 +324,9 @@ pub fn decide(
     rule: Rule,
     context: Context<'_>,
 ) -> Vec<bool> {
+    // Before any call: the rules below read the pooled probabilities as the trees' own.
+    let siblings = items::Siblings::given_or_of_page(dom, context.siblings);
+    let probability = &items::pool(dom, &siblings, blocks, probability);
     let mut calls = calls_by_rule(dom, sums, blocks, probability, threshold, rule);
     keep_preformatted(dom, blocks, probability, &mut calls);
     drop_dialogs(dom, blocks, &mut calls);
