@@ -37,9 +37,10 @@ use crate::page_models::names::{self, NameWords};
 #[derive(Clone, Debug, Default)]
 pub struct Judgement {
     pub blocks: Blocks,
-    /// The probability that each block is main content.
+    /// The trees' probability that each block is main content, as they gave it (the calls
+    /// read it pooled over repeated items: [`items::pool`]).
     pub probability: Vec<f32>,
-    /// The calls: probability at least the model's threshold.
+    /// The calls ([`decide`]): what `cleaned_text` keeps.
     pub content: Vec<bool>,
 }
 
