@@ -323,24 +323,26 @@ fn is_currency(c: char) -> bool {
     matches!(c, '$' | '€' | '£' | '¥' | '₹' | '₽' | '¢')
 }
 
+/// Each block's text, white space collapsed (for tests that name blocks by their text).
+#[cfg(test)]
+pub(crate) fn texts(dom: &Dom, blocks: &Blocks) -> Vec<String> {
+    let mut out = vec![String::new(); blocks.len()];
+    for i in 0..dom.len() {
+        if blocks.of_node[i] != NONE {
+            let text = dom.visible_text(i).unwrap_or("");
+            let slot = &mut out[blocks.of_node[i] as usize];
+            slot.push_str(text);
+        }
+    }
+    out.iter()
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::dom;
-
-    fn texts(dom: &Dom, blocks: &Blocks) -> Vec<String> {
-        let mut out = vec![String::new(); blocks.len()];
-        for i in 0..dom.len() {
-            if blocks.of_node[i] != NONE {
-                let text = dom.visible_text(i).unwrap_or("");
-                let slot = &mut out[blocks.of_node[i] as usize];
-                slot.push_str(text);
-            }
-        }
-        out.iter()
-            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-            .collect()
-    }
 
     #[test]
     fn ascii_measure_agrees_with_the_character_one() {

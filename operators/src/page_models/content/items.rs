@@ -150,17 +150,12 @@ fn slot_of(dom: &Dom, siblings: &Siblings, owner: usize) -> Option<Slot> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::page_models::content::blocks::blocks;
+    use crate::page_models::content::blocks::{blocks, texts};
 
     fn pooled(html: &str, probability: impl Fn(&str) -> f32) -> Vec<(String, f32)> {
         let dom = crate::dom::parse(html, 512);
         let blocks = blocks(&dom);
-        let mut texts = vec![String::new(); blocks.len()];
-        for i in 0..dom.len() {
-            if let Some(&b) = blocks.of_node.get(i).filter(|&&b| b != super::super::NONE) {
-                texts[b as usize].push_str(dom.visible_text(i).unwrap_or("").trim());
-            }
-        }
+        let texts = texts(&dom, &blocks);
         let p: Vec<f32> = texts.iter().map(|t| probability(t)).collect();
         texts
             .into_iter()
