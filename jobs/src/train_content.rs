@@ -25,7 +25,8 @@ use stencil_operators::dom::subtree::{summarize, Subtree};
 use stencil_operators::dom::Dom;
 use stencil_operators::inventory::{self, Inventory, Share};
 use stencil_operators::page_models::content::align::{block_gold, BlockGold, TokenOverlap};
-use stencil_operators::page_models::content::features::{set_lexical, Row, COUNT};
+use stencil_operators::page_models::content::containers;
+use stencil_operators::page_models::content::features::{set_containers, set_lexical, Row, COUNT};
 use stencil_operators::page_models::content::forest::{ContentModel, Tree};
 use stencil_operators::page_models::content::lexicon::{block_words, Lexicon};
 use stencil_operators::page_models::content::{self, Blocks, Context, Rule};
@@ -104,6 +105,11 @@ pub struct TrainContentArgs {
     /// cross-validation; delete the file after changing features, data or parameters.
     #[arg(long)]
     pub held_out_cache: Option<PathBuf>,
+    /// Pages of small groups (a source's page type, else the source) weigh more: each page's
+    /// weight is scaled by its group's page count to the power of minus this (0: every page
+    /// alike), the scales averaging 1 over the pages.
+    #[arg(long, default_value_t = 0.0)]
+    pub balance_groups: f64,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -126,6 +132,9 @@ struct Example {
     rows: Vec<Row>,
     /// Each block's hashed words, for fitting and applying lexicons.
     words: Vec<Vec<u64>>,
+    /// Each block's container words (`content::containers::block_words`), for fitting the
+    /// container lexicon.
+    container_words: Vec<Vec<u64>>,
     labels: Vec<BlockGold>,
     /// Each block's weight in the fit ([`block_weights`]).
     weights: Vec<f64>,
@@ -234,6 +243,7 @@ fn parameters(args: &TrainContentArgs) -> serde_json::Value {
         "weight_power": args.weight_power,
         "label_share": args.label_share,
         "equal_pages": !args.long_pages_weigh_more,
+        "balance_groups": args.balance_groups,
     })
 }
 
@@ -327,11 +337,14 @@ fn load(
             url: &url,
             site_inside: inside.as_deref(),
             lexical: None,
+            containers: None,
             names: None,
             siblings: None,
         };
         let rows = content::features::compute(&dom, &sums, &blocks, context);
         let words = block_words(&blocks);
+        let container_words =
+            containers::block_words(&dom, &blocks, &containers::ElementWords::of(&dom));
         let labels = block_gold(&dom, &blocks, &gold_text);
         let weights = block_weights(&labels, args);
         let stem = entry
@@ -351,12 +364,28 @@ fn load(
             blocks,
             rows,
             words,
+            container_words,
             labels,
             weights,
         });
     }
     // WARC order depends on how the crawl was written; the fit must not.
     examples.sort_by(|a, b| a.url.cmp(&b.url));
+    if args.balance_groups != 0.0 {
+        let group = |e: &Example| format!("{}/{}", e.source, e.page_type);
+        let mut counts: HashMap<String, f64> = HashMap::new();
+        for e in &examples {
+            *counts.entry(group(e)).or_default() += 1.0;
+        }
+        let scale = |e: &Example| counts[&group(e)].powf(-args.balance_groups);
+        let mean = examples.iter().map(scale).sum::<f64>() / examples.len().max(1) as f64;
+        let scales: Vec<f64> = examples.iter().map(|e| scale(e) / mean).collect();
+        for (e, s) in examples.iter_mut().zip(scales) {
+            for w in &mut e.weights {
+                *w *= s;
+            }
+        }
+    }
     Ok(examples)
 }
 
@@ -386,18 +415,47 @@ fn block_weights(labels: &[BlockGold], args: &TrainContentArgs) -> Vec<f64> {
     weights.into_iter().map(|w| w * scale).collect()
 }
 
-/// A lexicon fitted to the blocks of the pages `pages`, labelled and weighted as in the fit.
+/// A lexicon fitted to the blocks of the pages `pages`, labelled and weighted as in the fit; a
+/// word is kept when it occurs on [`LEXICON_MIN_PAGES`] pages or more.
 fn fit_lexicon(examples: &[Example], pages: &[usize], args: &TrainContentArgs) -> Lexicon {
-    let blocks = pages.iter().flat_map(|&p| {
+    let counted: Vec<(usize, usize)> = pages.iter().map(|&p| (p, p)).collect();
+    fit_words(examples, &counted, |e| &e.words, args)
+}
+
+/// A container lexicon fitted to the blocks of the pages `pages`: a word is kept when it
+/// stands over blocks of [`LEXICON_MIN_PAGES`] hosts or more, since a site names its
+/// containers alike on every page.
+fn fit_containers(examples: &[Example], pages: &[usize], args: &TrainContentArgs) -> Lexicon {
+    let mut by_host: Vec<usize> = pages.to_vec();
+    by_host.sort_by(|&a, &b| examples[a].site.cmp(&examples[b].site).then(a.cmp(&b)));
+    let mut host = 0usize;
+    let mut counted = Vec::with_capacity(by_host.len());
+    for (k, &p) in by_host.iter().enumerate() {
+        if k > 0 && examples[by_host[k - 1]].site != examples[p].site {
+            host += 1;
+        }
+        counted.push((p, host));
+    }
+    fit_words(examples, &counted, |e| &e.container_words, args)
+}
+
+/// A lexicon over the words `words_of` gives each block of the pages of `counted`, each page
+/// with the number its words are counted under (`Lexicon::fit`'s distinct pages), in order.
+fn fit_words(
+    examples: &[Example],
+    counted: &[(usize, usize)],
+    words_of: impl Fn(&Example) -> &[Vec<u64>],
+    args: &TrainContentArgs,
+) -> Lexicon {
+    let blocks = counted.iter().flat_map(|&(p, counted_as)| {
         let example = &examples[p];
-        example
-            .words
+        words_of(example)
             .iter()
             .zip(&example.labels)
             .zip(&example.weights)
             .map(move |((words, label), &weight)| {
                 (
-                    p,
+                    counted_as,
                     words.as_slice(),
                     label.share() >= args.label_share,
                     weight,
@@ -407,16 +465,23 @@ fn fit_lexicon(examples: &[Example], pages: &[usize], args: &TrainContentArgs) -
     Lexicon::fit(blocks, LEXICON_MIN_PAGES)
 }
 
+/// Every block's container scores under `lexicon`.
+fn container_scores(example: &Example, lexicon: &Lexicon) -> Vec<f32> {
+    containers::scores(&example.dom, &example.blocks, lexicon)
+}
+
 /// Every block's score under `lexicon`.
 fn lexical_scores(example: &Example, lexicon: &Lexicon) -> Vec<f32> {
     example.words.iter().map(|w| lexicon.mean(w)).collect()
 }
 
-/// A page's feature rows with the lexical features of `scores`.
-fn rows_with_scores(example: &Example, scores: &[f32]) -> Vec<Row> {
+/// A page's feature rows with the lexical features of `scores` and the container feature of
+/// `containers`.
+fn rows_with_scores(example: &Example, scores: &[f32], containers: &[f32]) -> Vec<Row> {
     let mut rows = example.rows.clone();
     let every_block = vec![true; rows.len()];
     set_lexical(&mut rows, &example.blocks, scores, &every_block);
+    set_containers(&mut rows, containers, &every_block);
     rows
 }
 
@@ -431,13 +496,20 @@ fn fit(
     args: &TrainContentArgs,
 ) -> Result<ContentModel, String> {
     let inner_fold = |p: usize| xxh3_64_with_seed(examples[p].site.as_bytes(), 1) % LEXICON_FOLDS;
-    let mut out_of_fold: HashMap<usize, Vec<f32>> = HashMap::new();
+    let mut out_of_fold: HashMap<usize, (Vec<f32>, Vec<f32>)> = HashMap::new();
     for fold in 0..LEXICON_FOLDS {
         let (held, rest): (Vec<usize>, Vec<usize>) =
             pages.iter().partition(|&&p| inner_fold(p) == fold);
         let lexicon = fit_lexicon(examples, &rest, args);
+        let names = fit_containers(examples, &rest, args);
         for p in held {
-            out_of_fold.insert(p, lexical_scores(&examples[p], &lexicon));
+            out_of_fold.insert(
+                p,
+                (
+                    lexical_scores(&examples[p], &lexicon),
+                    container_scores(&examples[p], &names),
+                ),
+            );
         }
     }
     let rows: usize = pages.iter().map(|&p| examples[p].rows.len()).sum();
@@ -447,7 +519,8 @@ fn fit(
     let mut r = 0;
     for &p in pages {
         let example = &examples[p];
-        let page_rows = rows_with_scores(example, &out_of_fold[&p]);
+        let (scores, names) = &out_of_fold[&p];
+        let page_rows = rows_with_scores(example, scores, names);
         for ((row, label), &w) in page_rows.iter().zip(&example.labels).zip(&example.weights) {
             for (f, &value) in row.iter().enumerate() {
                 columns[f * rows + r] = f64::from(value);
@@ -482,6 +555,7 @@ fn fit(
         .collect::<Result<Vec<_>, _>>()?;
     let mut model = ContentModel::new(booster.base_score, 0.5, trees)?;
     model.lexicon = fit_lexicon(examples, pages, args);
+    model.containers = fit_containers(examples, pages, args);
     Ok(model)
 }
 
@@ -644,7 +718,8 @@ fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<V
                 model.threshold,
                 |wanted| {
                     let scores = lexical_scores(example, &model.lexicon);
-                    let rows: Vec<_> = rows_with_scores(example, &scores)
+                    let names = container_scores(example, &model.containers);
+                    let rows: Vec<_> = rows_with_scores(example, &scores, &names)
                         .iter()
                         .zip(wanted)
                         .filter(|(_, &w)| w)

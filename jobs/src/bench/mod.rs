@@ -226,12 +226,18 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
             let blocks = stencil_operators::page_models::content::blocks::blocks(d);
             let featured = Instant::now();
             let lexical = content_model.lexicon.scores(&blocks);
+            let containers = stencil_operators::page_models::content::containers::scores(
+                d,
+                &blocks,
+                &content_model.containers,
+            );
             // As in `content::judge`: read once, for the features and the calls.
             let siblings = stencil_operators::page_models::content::items::Siblings::of(d);
             let context = stencil_operators::page_models::content::Context {
                 url: &p.url,
                 site_inside: None,
                 lexical: Some(&lexical),
+                containers: Some(&containers),
                 names: Some(&names),
                 siblings: Some(&siblings),
             };

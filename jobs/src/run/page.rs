@@ -113,6 +113,7 @@ pub fn analyse(
         url,
         site_inside,
         lexical: None,
+        containers: None,
         names: Some(&names),
         siblings: None,
     };

@@ -127,10 +127,12 @@ pub const NAMES: [&str; COUNT] = [
     // The block's words (`super::lexicon`).
     "lexical_score",
     "lexical_vs_page",
+    // What the block's containers are called (`super::containers`).
+    "container_score",
 ];
 
 /// Number of features in a row.
-pub const COUNT: usize = 80;
+pub const COUNT: usize = 81;
 
 pub type Row = [f32; COUNT];
 
@@ -373,6 +375,10 @@ pub struct Context<'a> {
     /// from the model it is given; `stencil train-content` sets the features per fold instead
     /// ([`set_lexical`]).
     pub lexical: Option<&'a [f32]>,
+    /// The container lexicon's score of every block ([`super::containers::scores`]); `None`
+    /// for a model without one (the container feature is then 0). Filled and set as `lexical`
+    /// is ([`set_containers`]).
+    pub containers: Option<&'a [f32]>,
     /// What each node's class and id names say ([`names::of_page`]), when the caller has it
     /// already (`stencil run` computes it once for both models); `None`: read here.
     pub names: Option<&'a [NameWords]>,
@@ -605,14 +611,19 @@ pub fn compute_for(
         put(flag(context.site_inside.is_some_and(|inside| {
             inside.get(owner).copied().unwrap_or(false)
         })));
-        // The lexical features: 0 here, set below from the scores when there are any.
-        put(0.0);
-        put(0.0);
+        // The lexical and container features: 0 here, set below from the scores when there
+        // are any.
+        for _ in 0..3 {
+            put(0.0);
+        }
         debug_assert_eq!(f, COUNT);
         rows.push(row);
     }
     if let Some(scores) = context.lexical {
         set_lexical(&mut rows, blocks, scores, wanted);
+    }
+    if let Some(scores) = context.containers {
+        set_containers(&mut rows, scores, wanted);
     }
     rows
 }
@@ -637,19 +648,34 @@ fn lexical_page_mean(blocks: &Blocks, scores: &[f32]) -> f32 {
 /// `stencil train-content` calls it after making the rows, as it fits a lexicon per fold.
 pub fn set_lexical(rows: &mut [Row], blocks: &Blocks, scores: &[f32], wanted: &[bool]) {
     let page = lexical_page_mean(blocks, scores);
-    let wanted_scores = scores
-        .iter()
-        .zip(wanted)
-        .filter(|(_, &w)| w)
-        .map(|(&s, _)| s);
-    for (row, s) in rows.iter_mut().zip(wanted_scores) {
+    for (row, s) in rows.iter_mut().zip(of_wanted(scores, wanted)) {
         row[LEXICAL] = s;
         row[LEXICAL + 1] = s - page;
     }
 }
 
-/// Where the two lexical features sit in a row (the last two; a test checks).
-const LEXICAL: usize = COUNT - 2;
+/// Sets the container feature of the rows of the blocks marked in `wanted` (in block order, as
+/// [`compute_for`] returns them) from every block's score.
+pub fn set_containers(rows: &mut [Row], scores: &[f32], wanted: &[bool]) {
+    for (row, s) in rows.iter_mut().zip(of_wanted(scores, wanted)) {
+        row[CONTAINER] = s;
+    }
+}
+
+/// The scores of the blocks marked in `wanted`, in order: those [`compute_for`] made rows for.
+fn of_wanted<'a>(scores: &'a [f32], wanted: &'a [bool]) -> impl Iterator<Item = f32> + 'a {
+    scores
+        .iter()
+        .zip(wanted)
+        .filter(|(_, &w)| w)
+        .map(|(&s, _)| s)
+}
+
+/// Where the two lexical features sit in a row (before the container feature; a test checks).
+const LEXICAL: usize = COUNT - 3;
+
+/// Where the container feature sits in a row (the last; a test checks).
+const CONTAINER: usize = COUNT - 1;
 
 /// The page-level features, the same in every row of a page.
 struct PageCues {
@@ -776,6 +802,7 @@ mod tests {
     fn lexical_features_are_where_set_lexical_puts_them() {
         assert_eq!(feature("lexical_score"), LEXICAL);
         assert_eq!(feature("lexical_vs_page"), LEXICAL + 1);
+        assert_eq!(feature("container_score"), CONTAINER);
     }
 
     #[test]
@@ -802,6 +829,7 @@ mod tests {
             url: "https://example.com/2024/05/story.html",
             site_inside: None,
             lexical: None,
+            containers: None,
             names: None,
             siblings: None,
         };

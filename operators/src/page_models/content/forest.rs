@@ -119,6 +119,9 @@ pub struct ContentModel {
     /// The words' weights behind the lexical features (`super::lexicon`).
     #[serde(default)]
     pub lexicon: Lexicon,
+    /// The container names' weights behind the container features (`super::containers`).
+    #[serde(default)]
+    pub containers: Lexicon,
     /// How the model was made (data, folds, parameters, cross-validated figures): for people.
     #[serde(default)]
     pub training: serde_json::Value,
@@ -143,6 +146,7 @@ impl PartialEq for ContentModel {
             && self.threshold == other.threshold
             && self.trees == other.trees
             && self.lexicon == other.lexicon
+            && self.containers == other.containers
             && self.training == other.training
     }
 }
@@ -162,6 +166,7 @@ impl ContentModel {
         let mut model = model;
         model.prepare()?;
         model.lexicon.prepare();
+        model.containers.prepare();
         Ok(model)
     }
 

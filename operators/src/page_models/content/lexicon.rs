@@ -82,7 +82,7 @@ impl Lexicon {
     }
 
     /// A word's weight as the table holds it (what scoring and training both use).
-    fn weight(&self, hash: u64) -> f32 {
+    pub(crate) fn weight(&self, hash: u64) -> f32 {
         if self.table.is_empty() {
             return 0.0;
         }

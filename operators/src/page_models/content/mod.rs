@@ -13,6 +13,7 @@
 pub mod align;
 pub mod blocks;
 pub mod comments;
+pub mod containers;
 pub mod facts;
 pub mod features;
 pub mod forest;
@@ -88,9 +89,12 @@ pub fn cleaned_text(dom: &Dom, blocks: &Blocks, content: &[bool]) -> String {
 pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentModel) -> Judgement {
     let blocks = blocks::blocks(dom);
     let lexical = (!model.lexicon.is_empty()).then(|| model.lexicon.scores(&blocks));
+    let containers =
+        (!model.containers.is_empty()).then(|| containers::scores(dom, &blocks, &model.containers));
     let siblings = items::Siblings::given_or_of_page(dom, context.siblings);
     let context = Context {
         lexical: lexical.as_deref(),
+        containers: containers.as_deref(),
         siblings: Some(&siblings),
         ..context
     };
