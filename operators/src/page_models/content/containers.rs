@@ -41,27 +41,13 @@ pub struct ElementWords {
 
 impl ElementWords {
     pub fn of(dom: &Dom) -> ElementWords {
-        // A page repeats a few names on hundreds of elements: each distinct name is split once,
-        // its words kept in `split` (a page has about one distinct name in eight elements).
-        let mut known: FastMap<&str, (u32, u32)> =
-            FastMap::with_capacity_and_hasher(dom.len() / 16, Default::default());
-        let mut split: Vec<u64> = Vec::new();
+        let mut names = PageNames::new(dom);
+        let mut seen = Vec::new();
         let mut words = Vec::new();
         let mut ranges = Vec::with_capacity(dom.len());
         for i in 0..dom.len() {
             let start = words.len();
-            for name in dom.id(i).into_iter().chain(dom.classes(i)) {
-                let (a, b) = *known.entry(name).or_insert_with(|| {
-                    let a = split.len() as u32;
-                    for_each_name_word(name, |w| split.push(w));
-                    (a, split.len() as u32)
-                });
-                for &w in &split[a as usize..b as usize] {
-                    if !words[start..].contains(&w) {
-                        words.push(w);
-                    }
-                }
-            }
+            names.for_each_word(dom, i, |_| (), &mut seen, |w, ()| words.push(w));
             ranges.push((start as u32, words.len() as u32));
         }
         ElementWords { words, ranges }
@@ -71,6 +57,53 @@ impl ElementWords {
         self.ranges
             .get(i)
             .map_or(&[][..], |&(a, b)| &self.words[a as usize..b as usize])
+    }
+}
+
+/// A page's id and class names, each distinct one split once (a page repeats a few names on
+/// hundreds of elements; it has about one distinct name in eight elements), each of its words
+/// carried with a value computed once (`T`: nothing when fitting, the word's weight when
+/// scoring). What the lexicon is fitted on ([`ElementWords`]) and what [`scores`] reads are the
+/// same words because both read them here.
+struct PageNames<'d, T> {
+    /// Each distinct name's words: a range of `split`.
+    known: FastMap<&'d str, (u32, u32)>,
+    split: Vec<(u64, T)>,
+}
+
+impl<'d, T: Copy> PageNames<'d, T> {
+    fn new(dom: &Dom) -> Self {
+        PageNames {
+            known: FastMap::with_capacity_and_hasher(dom.len() / 16, Default::default()),
+            split: Vec::new(),
+        }
+    }
+
+    /// Calls `f` with each distinct word of element `i`'s names, in order, and its value
+    /// (`value` computes it the first time the word's name is met); `seen` is scratch space.
+    fn for_each_word(
+        &mut self,
+        dom: &'d Dom,
+        i: usize,
+        value: impl Fn(u64) -> T,
+        seen: &mut Vec<u64>,
+        mut f: impl FnMut(u64, T),
+    ) {
+        let PageNames { known, split } = self;
+        seen.clear();
+        for name in dom.id(i).into_iter().chain(dom.classes(i)) {
+            let (from, to) = *known.entry(name).or_insert_with(|| {
+                let from = split.len() as u32;
+                for_each_name_word(name, |w| split.push((w, value(w))));
+                (from, split.len() as u32)
+            });
+            for &(w, v) in &split[from as usize..to as usize] {
+                if !seen.contains(&w) {
+                    seen.push(w);
+                    f(w, v);
+                }
+            }
+        }
     }
 }
 
@@ -115,13 +148,11 @@ pub fn block_words(dom: &Dom, blocks: &Blocks, elements: &ElementWords) -> Vec<V
 /// layout wrappers, most of its classed elements, are not), and each distinct name of the page
 /// is split and looked up once.
 pub fn scores(dom: &Dom, blocks: &Blocks, lexicon: &Lexicon) -> Vec<f32> {
-    // Per distinct name, its words and their weights (ranges into `split`).
-    let mut known: FastMap<&str, (u32, u32)> = FastMap::default();
-    let mut split: Vec<(u64, f32)> = Vec::new();
+    let mut names = PageNames::new(dom);
+    let mut seen = Vec::new();
     // Per element: (Σ weight, words), once read (`UNREAD` words before).
     const UNREAD: u32 = u32::MAX;
     let mut own: Vec<(f32, u32)> = vec![(0.0, UNREAD); dom.len()];
-    let mut seen: Vec<u64> = Vec::new();
     blocks
         .owners
         .iter()
@@ -129,22 +160,12 @@ pub fn scores(dom: &Dom, blocks: &Blocks, lexicon: &Lexicon) -> Vec<f32> {
             let (mut sum, mut count) = (0f32, 0u32);
             for a in dom.ancestors_or_self(owner as usize).take(NEAR_LEVELS + 1) {
                 if own[a].1 == UNREAD {
-                    seen.clear();
                     let (mut s, mut c) = (0f32, 0u32);
-                    for name in dom.id(a).into_iter().chain(dom.classes(a)) {
-                        let (from, to) = *known.entry(name).or_insert_with(|| {
-                            let from = split.len() as u32;
-                            for_each_name_word(name, |w| split.push((w, lexicon.weight(w))));
-                            (from, split.len() as u32)
-                        });
-                        for &(w, weight) in &split[from as usize..to as usize] {
-                            if !seen.contains(&w) {
-                                seen.push(w);
-                                s += weight;
-                                c += 1;
-                            }
-                        }
-                    }
+                    let weight = |w| lexicon.weight(w);
+                    names.for_each_word(dom, a, weight, &mut seen, |_, weight| {
+                        s += weight;
+                        c += 1;
+                    });
                     own[a] = (s, c);
                 }
                 sum += own[a].0;
