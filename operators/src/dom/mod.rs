@@ -13,7 +13,8 @@
 //!
 //! Both show a page as a browser that runs scripts does before running any (no `<noscript>`,
 //! no hidden elements), except a script shell whose page is inside a noscript or a hidden
-//! wrapper: `dom/shell.rs` shows that as a reader sees it.
+//! wrapper, and a page streamed in hidden parts: `dom/shell.rs` and `dom/streaming.rs` show
+//! those as a reader sees them.
 //!
 //! Every later stage reads the arena through three submodules, so that none walks a subtree
 //! again: [`subtree`] hashes every subtree and sums what later stages count, bottom-up in one
@@ -26,6 +27,7 @@ mod codec;
 mod raw_text;
 mod reference;
 mod shell;
+mod streaming;
 mod tags;
 mod tokenizer;
 
@@ -130,7 +132,8 @@ pub struct Dom {
 /// kept as it is.
 ///
 /// A script shell whose page is inside a `<noscript>`, or inside an element hidden until its
-/// scripts run, is shown as a reader sees it (`dom/shell.rs`).
+/// scripts run, is shown as a reader sees it (`dom/shell.rs`), and so is a page streamed in
+/// hidden parts that scripts move into place (`dom/streaming.rs`).
 pub fn parse(html: &str, max_depth: usize) -> Dom {
     let dom = builder::parse(html, max_depth);
     let mut dom = match shell::unwrapped(&dom, html, |fragment| builder::parse(fragment, max_depth))
@@ -138,6 +141,7 @@ pub fn parse(html: &str, max_depth: usize) -> Dom {
         Some(unwrapped) => builder::parse(&unwrapped, max_depth),
         None => dom,
     };
+    streaming::place_streamed_segments(&mut dom);
     shell::reveal_hidden_page(&mut dom);
     dom
 }
@@ -157,6 +161,7 @@ pub fn parse_with_html5ever_tree_builder(html: &str, max_depth: usize) -> Dom {
             Some(unwrapped) => reference::parse(&unwrapped, max_depth),
             None => dom,
         };
+    streaming::place_streamed_segments(&mut dom);
     shell::reveal_hidden_page(&mut dom);
     dom
 }
