@@ -44,6 +44,18 @@ pub(super) fn place_streamed_segments(dom: &mut Dom) {
 
 /// Placeholder node → segment node, for every segment that can go to its placeholder.
 fn plan(dom: &Dom) -> HashMap<usize, usize> {
+    // Nearly every page has no streamed part: one look down the element table, without the
+    // nodes, says so (hidden elements are rare, and the flag is checked first).
+    let streamed = dom.elements.iter().any(|e| {
+        e.hides_content
+            && e.tag == local_name!("div")
+            && e.id.is_some_and(|id| {
+                streaming_id(dom.str(id)).is_some_and(|(_, kind, _)| kind == b'S')
+            })
+    });
+    if !streamed {
+        return HashMap::new();
+    }
     let mut segments: Vec<(usize, &str, &str)> = Vec::new();
     let mut placeholders: HashMap<(&str, u8, &str), usize> = HashMap::new();
     for i in 0..dom.len() {
