@@ -135,10 +135,16 @@ pub struct Dom {
 /// scripts run, is shown as a reader sees it (`dom/shell.rs`), and so is a page streamed in
 /// hidden parts that scripts move into place (`dom/streaming.rs`).
 pub fn parse(html: &str, max_depth: usize) -> Dom {
-    let dom = builder::parse(html, max_depth);
-    let mut dom = match shell::unwrapped(&dom, html, |fragment| builder::parse(fragment, max_depth))
-    {
-        Some(unwrapped) => builder::parse(&unwrapped, max_depth),
+    parse_as_read(html, max_depth, builder::parse)
+}
+
+/// Builds the arena with `build`, then shows the page as a reader sees it: a script shell's
+/// noscript unwrapped and parsed again, streamed parts moved into place, a hidden page shown.
+/// The steps are the same whichever tree builder runs them.
+fn parse_as_read(html: &str, max_depth: usize, build: fn(&str, usize) -> Dom) -> Dom {
+    let dom = build(html, max_depth);
+    let mut dom = match shell::unwrapped(&dom, html, |fragment| build(fragment, max_depth)) {
+        Some(unwrapped) => build(&unwrapped, max_depth),
         None => dom,
     };
     streaming::place_streamed_segments(&mut dom);
@@ -155,15 +161,7 @@ pub fn tokenize(html: &str) -> usize {
 /// Parses like [`parse`] with html5ever's complete tree builder, which follows the HTML
 /// standard to the letter (foster parenting, the adoption agency) at about twice the cost.
 pub fn parse_with_html5ever_tree_builder(html: &str, max_depth: usize) -> Dom {
-    let dom = reference::parse(html, max_depth);
-    let mut dom =
-        match shell::unwrapped(&dom, html, |fragment| reference::parse(fragment, max_depth)) {
-            Some(unwrapped) => reference::parse(&unwrapped, max_depth),
-            None => dom,
-        };
-    streaming::place_streamed_segments(&mut dom);
-    shell::reveal_hidden_page(&mut dom);
-    dom
+    parse_as_read(html, max_depth, reference::parse)
 }
 
 /// Iterates a node's children in document order.

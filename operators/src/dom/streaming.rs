@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use html5ever::local_name;
 
-use super::{Dom, Node, NodeKind, NONE};
+use super::{Dom, Element, Node, NodeKind, NONE};
 
 /// At most this many segments a page are placed, the first in document order; the others stay
 /// hidden. Streamed pages have tens (59 at most on WCXB's dev split); the check for segments
@@ -46,14 +46,7 @@ pub(super) fn place_streamed_segments(dom: &mut Dom) {
 fn plan(dom: &Dom) -> HashMap<usize, usize> {
     // Nearly every page has no streamed part: one look down the element table, without the
     // nodes, says so (hidden elements are rare, and the flag is checked first).
-    let streamed = dom.elements.iter().any(|e| {
-        e.hides_content
-            && e.tag == local_name!("div")
-            && e.id.is_some_and(|id| {
-                streaming_id(dom.str(id)).is_some_and(|(_, kind, _)| kind == b'S')
-            })
-    });
-    if !streamed {
+    if !dom.elements.iter().any(|e| segment_id(dom, e).is_some()) {
         return HashMap::new();
     }
     let mut segments: Vec<(usize, &str, &str)> = Vec::new();
@@ -62,19 +55,16 @@ fn plan(dom: &Dom) -> HashMap<usize, usize> {
         let Some(element) = dom.element(i) else {
             continue;
         };
-        let Some((prefix, kind, suffix)) = dom.id(i).and_then(streaming_id) else {
-            continue;
-        };
-        match (&element.tag, kind) {
-            (&local_name!("div"), b'S')
-                if element.hides_content && segments.len() < MAX_SEGMENTS =>
-            {
+        if let Some((prefix, suffix)) = segment_id(dom, element) {
+            if segments.len() < MAX_SEGMENTS {
                 segments.push((i, prefix, suffix));
             }
-            (&local_name!("template"), b'B' | b'P') => {
+        } else if element.tag == local_name!("template") {
+            if let Some((prefix, kind @ (b'B' | b'P'), suffix)) =
+                element.id.and_then(|id| streaming_id(dom.str(id)))
+            {
                 placeholders.entry((prefix, kind, suffix)).or_insert(i);
             }
-            _ => {}
         }
     }
     if segments.is_empty() {
@@ -156,6 +146,18 @@ fn lands_inside_itself(
         };
     }
     true
+}
+
+/// The prefix and suffix of a streamed segment's id, when `element` is one: a hidden `<div>`
+/// whose id is `S:x`.
+fn segment_id<'d>(dom: &'d Dom, element: &Element) -> Option<(&'d str, &'d str)> {
+    if !element.hides_content || element.tag != local_name!("div") {
+        return None;
+    }
+    match streaming_id(dom.str(element.id?))? {
+        (prefix, b'S', suffix) => Some((prefix, suffix)),
+        _ => None,
+    }
 }
 
 /// `prefix`, kind letter and suffix of a streaming id: `S:4`, `B:4`, `P:1a`, or the same
