@@ -334,10 +334,7 @@ pub fn decide(
     // Before any call: the rules below read the pooled probabilities as the trees' own.
     let siblings = items::Siblings::given_or_of_page(dom, context.siblings);
     let probability = &items::pool(dom, &siblings, blocks, probability);
-    let mut calls = calls_by_rule(dom, sums, blocks, probability, threshold, rule);
-    if rule == Rule::BlocksUnlessUnsure {
-        bet_on_items(dom, &siblings, blocks, probability, &mut calls);
-    }
+    let mut calls = calls_by_rule(dom, sums, &siblings, blocks, probability, threshold, rule);
     keep_preformatted(dom, blocks, probability, &mut calls);
     drop_dialogs(dom, blocks, &mut calls);
     let one_product = drop_product_reviews(dom, blocks, &mut calls);
@@ -358,8 +355,10 @@ pub fn decide(
     calls
 }
 
-/// On a page without a block of probability [`CONFIDENT_BLOCK`] or more, the blocks inside
-/// runs of repeated items ([`items::in_runs`]) that the expected-F1 calls keep are content too.
+/// Part of [`Rule::BlocksUnlessUnsure`] on a page that is not unsure (an unsure page takes the
+/// expected-F1 calls whole): on a page without a block of probability [`CONFIDENT_BLOCK`] or
+/// more, the blocks inside runs of repeated items ([`items::in_runs`]) that the expected-F1
+/// calls keep are content too.
 ///
 /// A listing, a shop's category page or a documentation index is a page the model is half
 /// sure of: its items sit at 0.3–0.5 (the calibration table in docs/evaluation.md), under the
@@ -452,6 +451,7 @@ pub const EMPTY_PAGE_FLOOR: f32 = 0.05;
 fn calls_by_rule(
     dom: &Dom,
     sums: &[Subtree],
+    siblings: &items::Siblings,
     blocks: &Blocks,
     probability: &[f32],
     threshold: f32,
@@ -465,7 +465,9 @@ fn calls_by_rule(
             if unsure_page(blocks, probability, threshold) {
                 expected_f1_calls(blocks, probability)
             } else {
-                own
+                let mut calls = own;
+                bet_on_items(dom, siblings, blocks, probability, &mut calls);
+                calls
             }
         }
         Rule::RegionUnlessUnsure if unsure_page(blocks, probability, threshold) => {
