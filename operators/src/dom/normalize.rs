@@ -28,14 +28,35 @@ pub struct TextMeasure {
 }
 
 /// Writes the hash form of `text` into `out` (cleared first) and measures the visible text.
+///
+/// Runs over every character of every page: ASCII bytes take a byte path and only the others
+/// are decoded (the same answers either way; a test checks them against `char`'s).
 pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
     out.clear();
     let mut measure = TextMeasure::default();
     // Pending separator: a space is only written between two words.
     let mut in_word = false;
     let mut pending_space = false;
-    for c in text.chars() {
-        if c.is_whitespace() {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        let c = if b.is_ascii() {
+            at += 1;
+            None
+        } else {
+            // `at` only ever moves by whole characters, so it is on a boundary.
+            let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+                break;
+            };
+            at += c.len_utf8();
+            Some(c)
+        };
+        let space = match c {
+            None => is_ascii_text_space(b),
+            Some(c) => c.is_whitespace(),
+        };
+        if space {
             if in_word {
                 pending_space = true;
                 in_word = false;
@@ -52,7 +73,10 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
             in_word = true;
         }
         measure.chars += 1;
-        push_lowercase(c, out);
+        match c {
+            None => out.push(b.to_ascii_lowercase()),
+            Some(c) => push_lowercase(c, out),
+        }
     }
     measure
 }
@@ -119,6 +143,34 @@ mod tests {
         );
         assert_eq!(norm("Ünïcode ÄÖ 12.5").0, "ünïcode äö 12.5");
         assert_eq!(norm(" \n\t ").1, TextMeasure::default());
+    }
+
+    #[test]
+    fn the_byte_path_normalizes_as_the_characters_do() {
+        // The definition: collapse `char::is_whitespace` runs, trim, lower-case each char.
+        fn by_chars(text: &str) -> (String, TextMeasure) {
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let joined = words.join(" ");
+            let mut out = Vec::new();
+            for c in joined.chars() {
+                push_lowercase(c, &mut out);
+            }
+            let measure = TextMeasure {
+                chars: joined.chars().count() as u32,
+                words: words.len() as u32,
+            };
+            (String::from_utf8(out).unwrap(), measure)
+        }
+        let every_ascii: String = (0u8..128).map(char::from).collect();
+        for text in [
+            every_ascii.as_str(),
+            "  It\u{2019}s  \u{2003}CAF\u{c9}\u{a0}\u{a0}ok\u{85}x\u{3000} ",
+            "\u{130}stanbul \u{1f600} \u{5317}\u{4eac}",
+            "\u{b}a\u{c}B\r\n",
+            "",
+        ] {
+            assert_eq!(norm(text), by_chars(text), "{text:?}");
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use html5ever::local_name;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::dom::normalize::push_lowercase;
+use crate::dom::normalize::{is_ascii_text_space, push_lowercase};
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, LocalName};
 use crate::page_models::names::{self, NameWords};
@@ -300,21 +300,47 @@ fn own_roles(dom: &Dom, i: usize, names: &[NameWords]) -> u16 {
 /// token — a lower-cased alphanumeric run of at least three characters (shorter runs are mostly
 /// stop words, numbers and initials) — is hashed and handed to `token`. Returns
 /// (digits, punctuation).
+///
+/// Runs for every character of every page, so ASCII bytes (nearly all of them, even in text
+/// with a curly quote or a non-breaking space) are classified by table and only the others are
+/// decoded and asked the Unicode questions; both paths give the same answers.
 fn scan_text(text: &str, word: &mut Vec<u8>, mut token: impl FnMut(u64)) -> (u32, u32) {
     let (mut digits, mut punctuation) = (0, 0);
-    let mut run_chars = 0;
+    let mut run_chars = 0u32;
     word.clear();
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            if c.is_numeric() {
-                digits += 1;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b.is_ascii() {
+            at += 1;
+            let lower = ASCII_WORD_BYTE[usize::from(b)];
+            if lower != 0 {
+                digits += u32::from(b.is_ascii_digit());
+                word.push(lower);
+                run_chars += 1;
+                continue;
             }
-            push_lowercase(c, word);
-            run_chars += 1;
-            continue;
-        }
-        if !c.is_whitespace() {
-            punctuation += 1;
+            if !is_ascii_text_space(b) {
+                punctuation += 1;
+            }
+        } else {
+            // `at` only ever moves by whole characters, so it is on a boundary.
+            let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+                break;
+            };
+            at += c.len_utf8();
+            if c.is_alphanumeric() {
+                if c.is_numeric() {
+                    digits += 1;
+                }
+                push_lowercase(c, word);
+                run_chars += 1;
+                continue;
+            }
+            if !c.is_whitespace() {
+                punctuation += 1;
+            }
         }
         if run_chars >= 3 {
             token(xxh3_64(word));
@@ -327,6 +353,20 @@ fn scan_text(text: &str, word: &mut Vec<u8>, mut token: impl FnMut(u64)) -> (u32
     }
     (digits, punctuation)
 }
+
+/// An ASCII byte's lower case if it is alphanumeric, else 0.
+const ASCII_WORD_BYTE: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            table[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    table
+};
 
 /// Token keys are xxh3 hashes already; hashing them again with SipHash was a measurable share
 /// of the feature time.
@@ -634,6 +674,53 @@ pub fn index_of(name: &str) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::dom::subtree::summarize;
+
+    /// The character-by-character definition [`scan_text`]'s ASCII table must agree with.
+    fn scan_by_chars(text: &str) -> (u32, u32, Vec<u64>) {
+        let (mut digits, mut punctuation, mut tokens) = (0, 0, Vec::new());
+        let mut word = Vec::new();
+        let mut run_chars = 0;
+        for c in text.chars().chain([' ']) {
+            if c.is_alphanumeric() {
+                digits += u32::from(c.is_numeric());
+                push_lowercase(c, &mut word);
+                run_chars += 1;
+                continue;
+            }
+            punctuation += u32::from(!c.is_whitespace());
+            if run_chars >= 3 {
+                tokens.push(xxh3_64(&word));
+            }
+            word.clear();
+            run_chars = 0;
+        }
+        (digits, punctuation, tokens)
+    }
+
+    #[test]
+    fn the_ascii_table_scans_as_the_characters_do() {
+        let mut every_ascii: String = (0u8..128).map(char::from).collect();
+        every_ascii.push_str(" ABC xyz 0123");
+        for text in [
+            every_ascii.as_str(),
+            "Hello, World! 2024 was ok.",
+            "It\u{2019}s CAF\u{c9} na\u{ef}ve \u{a0}r\u{e9}sum\u{e9}\u{2014}done",
+            "\u{5317}\u{4eac}\u{5e02} \u{0661}\u{0662}\u{0663} \u{2163}x",
+            "mIxEd\u{0130}stanbul \u{1f600}emoji\u{1f600} tail",
+            "",
+            "ab",
+            "\u{b}\u{c}\r\n\t",
+        ] {
+            let mut word = Vec::new();
+            let mut tokens = Vec::new();
+            let (digits, punctuation) = scan_text(text, &mut word, |h| tokens.push(h));
+            assert_eq!(
+                (digits, punctuation, tokens),
+                scan_by_chars(text),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn logarithms_of_sizes_are_exact() {
