@@ -37,24 +37,10 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
     // Pending separator: a space is only written between two words.
     let mut in_word = false;
     let mut pending_space = false;
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let b = bytes[at];
-        let c = if b.is_ascii() {
-            at += 1;
-            None
-        } else {
-            // `at` only ever moves by whole characters, so it is on a boundary.
-            let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
-                break;
-            };
-            at += c.len_utf8();
-            Some(c)
-        };
-        let space = match c {
-            None => is_ascii_text_space(b),
-            Some(c) => c.is_whitespace(),
+    for unit in text_units(text) {
+        let space = match unit {
+            TextUnit::Ascii(b) => is_ascii_text_space(b),
+            TextUnit::Other(c) => c.is_whitespace(),
         };
         if space {
             if in_word {
@@ -73,12 +59,32 @@ pub fn normalize_for_hash(text: &str, out: &mut Vec<u8>) -> TextMeasure {
             in_word = true;
         }
         measure.chars += 1;
-        match c {
-            None => out.push(b.to_ascii_lowercase()),
-            Some(c) => push_lowercase(c, out),
+        match unit {
+            TextUnit::Ascii(b) => out.push(b.to_ascii_lowercase()),
+            TextUnit::Other(c) => push_lowercase(c, out),
         }
     }
     measure
+}
+
+/// One character of page text as the byte loops over it read it: an ASCII byte (nearly every
+/// character of a page, classified by table) or another character (decoded, and asked the
+/// Unicode questions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TextUnit {
+    Ascii(u8),
+    Other(char),
+}
+
+/// The characters of `text` as [`TextUnit`]s. The walks over every character of every page
+/// (hash normalization, the template features' scan, the content blocks' measure, the
+/// lexicon's words) share it, so that each has one ASCII path and one Unicode path.
+#[inline]
+pub(crate) fn text_units(text: &str) -> impl Iterator<Item = TextUnit> + '_ {
+    text.chars().map(|c| match u8::try_from(c) {
+        Ok(b) if b.is_ascii() => TextUnit::Ascii(b),
+        _ => TextUnit::Other(c),
+    })
 }
 
 /// `char::is_whitespace` on an ASCII byte: what the byte-wise fast paths over ASCII text treat

@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use html5ever::local_name;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::dom::normalize::{is_ascii_text_space, push_lowercase};
+use crate::dom::normalize::{is_ascii_text_space, push_lowercase, text_units, TextUnit};
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, LocalName};
 use crate::page_models::names::{self, NameWords};
@@ -308,38 +308,32 @@ fn scan_text(text: &str, word: &mut Vec<u8>, mut token: impl FnMut(u64)) -> (u32
     let (mut digits, mut punctuation) = (0, 0);
     let mut run_chars = 0u32;
     word.clear();
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let b = bytes[at];
-        if b.is_ascii() {
-            at += 1;
-            let lower = ASCII_WORD_BYTE[usize::from(b)];
-            if lower != 0 {
-                digits += u32::from(b.is_ascii_digit());
-                word.push(lower);
-                run_chars += 1;
-                continue;
-            }
-            if !is_ascii_text_space(b) {
-                punctuation += 1;
-            }
-        } else {
-            // `at` only ever moves by whole characters, so it is on a boundary.
-            let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
-                break;
-            };
-            at += c.len_utf8();
-            if c.is_alphanumeric() {
-                if c.is_numeric() {
-                    digits += 1;
+    for unit in text_units(text) {
+        match unit {
+            TextUnit::Ascii(b) => {
+                let lower = ASCII_WORD_BYTE[usize::from(b)];
+                if lower != 0 {
+                    digits += u32::from(b.is_ascii_digit());
+                    word.push(lower);
+                    run_chars += 1;
+                    continue;
                 }
-                push_lowercase(c, word);
-                run_chars += 1;
-                continue;
+                if !is_ascii_text_space(b) {
+                    punctuation += 1;
+                }
             }
-            if !c.is_whitespace() {
-                punctuation += 1;
+            TextUnit::Other(c) => {
+                if c.is_alphanumeric() {
+                    if c.is_numeric() {
+                        digits += 1;
+                    }
+                    push_lowercase(c, word);
+                    run_chars += 1;
+                    continue;
+                }
+                if !c.is_whitespace() {
+                    punctuation += 1;
+                }
             }
         }
         if run_chars >= 3 {

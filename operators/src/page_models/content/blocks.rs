@@ -15,7 +15,7 @@
 use html5ever::local_name;
 
 use super::lexicon::for_each_word;
-use crate::dom::normalize::is_ascii_text_space;
+use crate::dom::normalize::{is_ascii_text_space, text_units, TextUnit};
 use crate::dom::Dom;
 use crate::smoothing::segmentation::breaks_line;
 
@@ -233,21 +233,13 @@ fn measure(text: &str) -> Measure {
     let mut m = Measure::default();
     let mut previous = Byte::Space;
     let mut in_word = false;
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let b = bytes[at];
-        let (class, capital) = if b.is_ascii() {
-            at += 1;
-            let class = BYTES[usize::from(b)];
-            (class, class == Byte::Capital)
-        } else {
-            // `at` only ever moves by whole characters, so it is on a boundary.
-            let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
-                break;
-            };
-            at += c.len_utf8();
-            (class_of(c), c.is_uppercase())
+    for unit in text_units(text) {
+        let (class, capital) = match unit {
+            TextUnit::Ascii(b) => {
+                let class = BYTES[usize::from(b)];
+                (class, class == Byte::Capital)
+            }
+            TextUnit::Other(c) => (class_of(c), c.is_uppercase()),
         };
         if class == Byte::Space {
             in_word = false;

@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::blocks::Blocks;
+use crate::dom::normalize::{text_units, TextUnit};
 
 /// Words longer than this (in bytes) are not looked up: URLs, hashes and run-together text.
 const LONGEST_WORD: usize = 40;
@@ -233,26 +234,21 @@ pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(Option<u64>)) {
         *len = 0;
         *too_long = false;
     };
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() {
-            i += 1;
-            if !(b.is_ascii_alphanumeric() || b == b'_') {
-                flush(&mut len, &mut too_long, &buffer);
-            } else if len < LONGEST_WORD {
-                buffer[len] = b.to_ascii_lowercase();
-                len += 1;
-            } else {
-                too_long = true;
+    for unit in text_units(text) {
+        let c = match unit {
+            TextUnit::Ascii(b) => {
+                if !(b.is_ascii_alphanumeric() || b == b'_') {
+                    flush(&mut len, &mut too_long, &buffer);
+                } else if len < LONGEST_WORD {
+                    buffer[len] = b.to_ascii_lowercase();
+                    len += 1;
+                } else {
+                    too_long = true;
+                }
+                continue;
             }
-            continue;
-        }
-        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
-            break;
+            TextUnit::Other(c) => c,
         };
-        i += c.len_utf8();
         if !c.is_alphanumeric() {
             flush(&mut len, &mut too_long, &buffer);
             continue;
