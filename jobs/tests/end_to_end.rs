@@ -19,7 +19,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use common::{check, scratch, stencil};
+use common::{check, scratch, stencil, Scratch};
 use stencil_tests::end_to_end::{self, EvalPage, Source};
 use stencil_tests::gold::{tokens, TokenOverlap};
 
@@ -191,7 +191,7 @@ fn cleaned_text_against_human_gold_and_swde_values_survive() {
     // STENCIL_EVAL_DIR keeps the crawl and the tables somewhere known, for the peers'
     // side-by-side run (docs/evaluation.md).
     let dir = match std::env::var_os("STENCIL_EVAL_DIR") {
-        Some(dir) => std::path::PathBuf::from(dir),
+        Some(dir) => Scratch::kept(std::path::PathBuf::from(dir)),
         None => scratch("end-to-end"),
     };
     let Some(crawl) = end_to_end::build(&dir) else {

@@ -377,7 +377,8 @@ fn records_reconcile_with_an_independent_count_of_the_real_warc_fixtures() {
         .collect();
     // Two workers read whole files; five share them record by record.
     for workers in ["2", "5"] {
-        let out = scratch(&format!("run-fixtures-w{workers}")).join("out");
+        let dir = scratch(&format!("run-fixtures-w{workers}"));
+        let out = dir.join("out");
         run("run", &files, &out, &["-w", workers]);
         reconcile(&files, &out);
     }

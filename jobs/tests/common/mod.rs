@@ -16,11 +16,58 @@ pub fn stencil() -> Command {
     Command::new(env!("CARGO_BIN_EXE_stencil"))
 }
 
-pub fn scratch(name: &str) -> PathBuf {
+/// A test's own folder under the temporary directory (`stencil-job-<pid>-<name>`), made empty.
+/// It is removed when the test passes: the end-to-end test alone writes a 113 MB crawl and its
+/// tables there, and a folder per test and run filled `/tmp` by gigabytes. A failing test keeps
+/// it and names it on stderr, for a look at what the job wrote.
+pub fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("stencil-job-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch {
+        path: dir,
+        remove: true,
+    }
+}
+
+/// A folder a test writes in: see [`scratch`].
+pub struct Scratch {
+    path: PathBuf,
+    remove: bool,
+}
+
+impl Scratch {
+    /// A folder the caller chose (`STENCIL_EVAL_DIR`, say): kept whatever happens.
+    pub fn kept(path: PathBuf) -> Scratch {
+        Scratch {
+            path,
+            remove: false,
+        }
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("kept {} (the test failed)", self.path.display());
+        } else if self.remove {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
 }
 
 pub fn check(out: std::process::Output) -> String {
