@@ -165,8 +165,9 @@ pub fn smooth(
 
     let mut runs: Vec<(u16, u16)> = Vec::new();
     let mut run_range: Vec<(usize, usize)> = vec![(0, 0); n];
-    let mut targets: Vec<u16> = vec![0; k];
     let mut root_level = 0u16;
+    // One node's runs, found from the top level down: at most one per level.
+    let mut found: Vec<(u16, u16)> = vec![(0, 0); k];
 
     for &node in &order {
         let node = node as usize;
@@ -182,15 +183,20 @@ pub fn smooth(
             let parent_slot = vectors.slot_of(&mut accumulator[parent[node] as usize]);
             let into = &mut vectors.buffers[parent_slot];
             let (xv, gamma) = (values[own_level], f64::from(penalty[node]));
+            // Below its own level the cost of staying, w·(x − v), falls as the level rises
+            // (the values are sorted, and rounding keeps that order), so the levels where a
+            // new section is cheaper are a prefix: counted, not tracked, which leaves both
+            // loops free of branches.
+            let (below, above) = into.split_at_mut(own_level);
             let mut first_staying = 0;
-            for (level, (sum, &v)) in into.iter_mut().zip(values).enumerate() {
+            for (sum, &v) in below.iter_mut().zip(values) {
                 let stay = w * (xv - v).abs();
-                if level < own_level && stay > gamma {
-                    *sum += gamma;
-                    first_staying = level + 1;
-                } else {
-                    *sum += stay;
-                }
+                let jump = stay > gamma;
+                first_staying += usize::from(jump);
+                *sum += if jump { gamma } else { stay };
+            }
+            for (sum, &v) in above.iter_mut().zip(&values[own_level..]) {
+                *sum += w * (xv - v).abs();
             }
             let start = runs.len();
             if first_staying > 0 {
@@ -214,30 +220,40 @@ pub fn smooth(
 
         let parent_slot = vectors.slot_of(&mut accumulator[parent[node] as usize]);
         let gamma = f64::from(penalty[node]);
+        let (own, into) = vectors.pair(slot, parent_slot);
         // Scan levels downwards keeping the minimum of own() strictly above the current level:
-        // the best section this node can start under a parent at that level.
+        // the best section this node can start under a parent at that level. The runs of
+        // equal targets are found in the same pass, from the top level down, into `found`
+        // (by index: a `push` that may call the allocator made the compiler keep the running
+        // minimum in memory), and join `runs` in ascending order after it.
         let (mut best_above, mut best_above_level) = (f64::INFINITY, SAME_AS_PARENT);
+        let mut run_target = SAME_AS_PARENT;
+        let mut count = 0;
         for level in (0..k).rev() {
-            let stay = vectors.buffers[slot][level];
+            let stay = own[level];
             let jump = gamma + best_above;
             let (cost, target) = if stay <= jump {
                 (stay, SAME_AS_PARENT)
             } else {
                 (jump, best_above_level)
             };
-            vectors.buffers[parent_slot][level] += cost;
-            targets[level] = target;
+            into[level] += cost;
+            if target != run_target && level + 1 < k {
+                found[count] = ((level + 1) as u16, run_target);
+                count += 1;
+            }
+            run_target = target;
+            // The running minimum is the loop's one chain of dependent steps: kept to a
+            // plain `minsd` (equal values are the same value, and the costs are never NaN),
+            // with the level of the lowest equal minimum picked beside it, off that chain.
             if stay <= best_above {
-                best_above = stay;
                 best_above_level = level as u16;
             }
+            best_above = if stay < best_above { stay } else { best_above };
         }
+        found[count] = (0, run_target);
         let start = runs.len();
-        for (level, &target) in targets.iter().enumerate() {
-            if runs.len() == start || runs[runs.len() - 1].1 != target {
-                runs.push((level as u16, target));
-            }
-        }
+        runs.extend(found[..=count].iter().rev());
         run_range[node] = (start, runs.len());
         vectors.release(slot);
     }
@@ -356,6 +372,18 @@ impl CostVectors {
             };
         }
         *accumulator as usize
+    }
+
+    /// A node's own vector and its parent's, to read one while adding to the other.
+    fn pair(&mut self, own: usize, parent: usize) -> (&[f64], &mut [f64]) {
+        debug_assert_ne!(own, parent, "a node and its parent hold different vectors");
+        if own < parent {
+            let (low, high) = self.buffers.split_at_mut(parent);
+            (&low[own], &mut high[0])
+        } else {
+            let (low, high) = self.buffers.split_at_mut(own);
+            (&high[0], &mut low[parent])
+        }
     }
 
     fn release(&mut self, slot: usize) {
