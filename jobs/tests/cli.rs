@@ -1,12 +1,9 @@
 //! The `stencil` binary as a user runs it.
 
-use std::process::Command;
+mod common;
 
+use common::{scratch, stencil};
 use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
-
-fn stencil() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_stencil"))
-}
 
 /// Runs `stencil` with `args` (then `path`) and returns its stdout, failing with its stderr.
 fn run_ok(args: &[&str], path: &std::path::Path) -> Vec<u8> {
@@ -42,8 +39,7 @@ fn write_warc(path: &std::path::Path) {
 
 #[test]
 fn inspect_reports_every_record_as_json() {
-    let dir = std::env::temp_dir().join(format!("stencil-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("cli");
     write_warc(&dir.join("a.warc.gz"));
     let stdout = run_ok(&["inspect", "--json", "-w", "2"], &dir);
     let report: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
@@ -61,7 +57,6 @@ fn inspect_reports_every_record_as_json() {
     let stdout = run_ok(&["inspect"], &dir.join("a.warc.gz"));
     let text = String::from_utf8_lossy(&stdout);
     assert!(text.contains("pages            2"), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -76,7 +71,7 @@ fn a_missing_file_fails_and_says_which() {
 
 #[test]
 fn demo_generates_a_crawl_runs_the_whole_job_and_reports_what_it_found() {
-    let dir = std::env::temp_dir().join(format!("stencil-demo-{}", std::process::id()));
+    let dir = scratch("demo");
     let stdout = run_ok(&["demo", "--dir"], &dir);
     let text = String::from_utf8_lossy(&stdout);
     assert!(text.contains("generated 600 pages of 20 hosts"), "{text}");
@@ -100,13 +95,11 @@ fn demo_generates_a_crawl_runs_the_whole_job_and_reports_what_it_found() {
             assert!(out.join(table).join(part).is_file(), "{table}/{part}");
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn clean_reads_a_gzipped_page_and_refuses_binary_bytes() {
-    let dir = std::env::temp_dir().join(format!("stencil-clean-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("clean");
     let paragraph = "The committee met on Tuesday to discuss the budget for the new library, \
                      and members agreed that the reading rooms should stay open late.";
     let html = format!(
@@ -133,5 +126,4 @@ fn clean_reads_a_gzipped_page_and_refuses_binary_bytes() {
         stderr.contains("photo.html") && stderr.contains("binary"),
         "{stderr}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

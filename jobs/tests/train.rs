@@ -76,7 +76,6 @@ fn same_model_and_scores_with_one_or_two_workers_and_two_processes() {
         "model.json of 2 processes differs from -w 1"
     );
     assert_same_tables(&tables_n2, &reference, "2 processes against -w 1");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -129,7 +128,6 @@ fn training_table_has_every_feature_column_named_as_in_the_model() {
         assert!(share.values().iter().all(|v| (0.0..=1.0).contains(v)));
     }
     assert!(rows > 1000, "{rows} training rows");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -250,7 +248,6 @@ fn score_uses_the_shipped_model_and_is_the_same_on_two_workers() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--max-levels"), "{stderr}");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -282,5 +279,4 @@ fn a_crawl_without_labels_fails_to_train_clearly_but_keeps_the_site_tables() {
     let hosts = rows(&out, "hosts");
     assert_eq!(hosts.len(), 1, "{hosts:?}");
     assert!(hosts[0].contains("too_few_pages"), "{hosts:?}");
-    let _ = std::fs::remove_dir_all(dir);
 }
