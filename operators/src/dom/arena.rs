@@ -3,6 +3,7 @@
 
 use html5ever::{local_name, LocalName};
 
+use super::tags::is_screen_reader_only;
 use super::tokenizer::Attribute;
 use super::{Dom, Element, NodeKind, Span, NONE};
 
@@ -58,6 +59,7 @@ impl Dom {
             attribute_bytes: 0,
             hides_content: false,
             modal: dialog,
+            screen_reader_only: false,
         };
         let classes_start = self.classes.len() as u32;
         let others_start = self.other_attributes.len() as u32;
@@ -68,6 +70,7 @@ impl Dom {
                 Slot::Id => element.id = Some(self.add_string(value)),
                 Slot::Classes => {
                     for class in value.split_ascii_whitespace() {
+                        element.screen_reader_only |= is_screen_reader_only(class);
                         let span = self.add_string(class);
                         self.classes.push(span);
                     }

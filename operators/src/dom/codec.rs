@@ -63,8 +63,10 @@ impl Dom {
             w.option_span(element.src);
             w.option_span(element.alt);
             w.u32(element.attribute_bytes);
-            // Flags: hides its content, modal.
-            w.u8(u8::from(element.hides_content) | u8::from(element.modal) << 1);
+            // Flags: hides its content, modal, screen-reader-only.
+            w.u8(u8::from(element.hides_content)
+                | u8::from(element.modal) << 1
+                | u8::from(element.screen_reader_only) << 2);
         }
         w.str(&self.strings);
         w.u32(self.classes.len() as u32);
@@ -124,10 +126,12 @@ impl Dom {
                 attribute_bytes: r.u32()?,
                 hides_content: false,
                 modal: false,
+                screen_reader_only: false,
             };
             let flags = r.u8()?;
             element.hides_content = flags & 1 != 0;
             element.modal = flags & 2 != 0;
+            element.screen_reader_only = flags & 4 != 0;
             elements.push(element);
         }
         let strings = r.str()?.to_string();
@@ -315,7 +319,8 @@ mod tests {
     const PAGE: &str = "<html><head><title>T é</title><style>p{}</style></head><body>\
         <div id=\"nav\" class=\"menu top\" data-x=\"1\"><a href=\"/a\">Home</a></div>\
         <p hidden>gone</p><img src=\"x.png\" alt=\"pic\"><p>Text ünïcode &amp; more</p>\
-        <div aria-modal=true hidden>modal and hidden</div><dialog>modal</dialog></body></html>";
+        <div aria-modal=true hidden>modal and hidden</div><dialog>modal</dialog>\
+        <span class=\"x sr-only\">read</span></body></html>";
 
     fn same(a: &Dom, b: &Dom) {
         assert_eq!(a.nodes, b.nodes);
@@ -337,21 +342,25 @@ mod tests {
         same(&dom, &back);
         assert_eq!(back.title(), Some("T é"));
         assert_eq!(back.paths(), dom.paths());
-        let flagged = |d: &Dom| -> Vec<(bool, bool)> {
+        let flagged = |d: &Dom| -> Vec<(bool, bool, bool)> {
             (0..d.len())
-                .filter_map(|i| d.element(i).map(|e| (e.hides_content, e.modal)))
-                .filter(|&(h, m)| h || m)
+                .filter_map(|i| {
+                    d.element(i)
+                        .map(|e| (e.hides_content, e.modal, e.screen_reader_only))
+                })
+                .filter(|&(h, m, s)| h || m || s)
                 .collect()
         };
-        // head, style, <p hidden>, the hidden modal, the dialog.
+        // head, style, <p hidden>, the hidden modal, the dialog, the screen reader's span.
         assert_eq!(
             flagged(&back),
             [
-                (true, false),
-                (true, false),
-                (true, false),
-                (true, true),
-                (false, true)
+                (true, false, false),
+                (true, false, false),
+                (true, false, false),
+                (true, true, false),
+                (false, true, false),
+                (false, false, true)
             ]
         );
         assert_eq!(flagged(&back), flagged(&dom));

@@ -111,6 +111,9 @@ pub struct Element {
     /// A modal dialog: a `<dialog>`, or an element with `aria-modal="true"` (an overlay the
     /// reader dismisses to reach the page).
     pub modal: bool,
+    /// Text only screen readers read (`tags::is_screen_reader_only`): in the DOM's visible
+    /// text, as the features were fitted on it, but left out of the cleaned text.
+    pub screen_reader_only: bool,
 }
 
 /// A parsed page.

@@ -98,6 +98,49 @@ pub(super) fn is_formatting(tag: &LocalName) -> bool {
     )
 }
 
+/// Whether a class name marks text that only screen readers read. Accessibility frameworks clip
+/// such text to a 1-pixel box (Bootstrap's and Tailwind's `sr-only`, `visually-hidden`,
+/// WordPress's `screen-reader-text`, Foundation's `show-for-sr`, Drupal's `element-invisible`,
+/// Amazon's `a-offscreen`, eBay's `clipped`), so a reader sees none of it: "(opens in a new
+/// window)", a price read out again beside the one shown, "Rated 4.5 out of 5 stars" beside the
+/// stars, a card's "Regular price". A name counts as it is or as the end of a prefixed name
+/// (`govuk-visually-hidden`, `tw:sr-only`); `clipped` only as it is, a word other pages use for
+/// text shown cut short. Asked of every class of every element, so the last two letters pick
+/// the few names worth comparing.
+pub(crate) fn is_screen_reader_only(class: &str) -> bool {
+    let bytes = class.as_bytes();
+    let n = bytes.len();
+    if n < 6 {
+        return false;
+    }
+    let names: &[&str] = match [
+        bytes[n - 2].to_ascii_lowercase(),
+        bytes[n - 1].to_ascii_lowercase(),
+    ] {
+        [b'l', b'y'] => &[
+            "sr-only",
+            "sronly",
+            "sr_only",
+            "screen-reader-only",
+            "screenreader-only",
+            "hidden-visually",
+        ],
+        [b'x', b't'] => &["sr-text", "screen-reader-text", "assistive-text"],
+        [b'e', b'n'] => &["visually-hidden", "visuallyhidden", "offscreen"],
+        [b'e', b'r'] => &["screenreader"],
+        [b's', b'r'] => &["show-for-sr"],
+        [b'l', b'e'] => &["element-invisible"],
+        [b'e', b'd'] => return class.eq_ignore_ascii_case("clipped"),
+        _ => return false,
+    };
+    names.iter().any(|name| {
+        let name = name.as_bytes();
+        n >= name.len()
+            && bytes[n - name.len()..].eq_ignore_ascii_case(name)
+            && (n == name.len() || matches!(bytes[n - name.len() - 1], b'-' | b'_' | b':'))
+    })
+}
+
 /// Elements whose content no reader sees, whatever their attributes (a browser that runs
 /// scripts shows neither a `<noscript>` nor an `<iframe>`'s fallback content).
 pub(super) fn hides_by_tag(tag: &LocalName) -> bool {
@@ -433,5 +476,47 @@ pub(super) fn bounds_scope(tag: &LocalName, ns: Ns) -> bool {
                 | local_name!("template")
         ),
         Ns::MathMl | Ns::Svg => is_special(tag, ns),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_screen_reader_only;
+
+    #[test]
+    fn screen_reader_only_class_names() {
+        for name in [
+            "sr-only",
+            "SR-ONLY",
+            "tw:sr-only",
+            "u-sronly",
+            "visually-hidden",
+            "govuk-visually-hidden",
+            "visuallyhidden",
+            "screen-reader-text",
+            "sbi-screenreader",
+            "show-for-sr",
+            "element-invisible",
+            "a-offscreen",
+            "plp-price__sr-text",
+            "clipped",
+        ] {
+            assert!(is_screen_reader_only(name), "{name}");
+        }
+        for name in [
+            "only",
+            "sr-only-focusable-x",
+            "sr-onlyish",
+            "notsr-only",
+            "fb-clipped",
+            "clippedtext",
+            "hidden",
+            "offscreen-nav",
+            "reader",
+            "ésr-only",
+            "é",
+        ] {
+            assert!(!is_screen_reader_only(name), "{name}");
+        }
     }
 }

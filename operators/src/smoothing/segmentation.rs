@@ -424,7 +424,9 @@ pub fn cleaned_text(dom: &Dom, smoothed: &[f32], threshold: f32) -> String {
                     line_break(&mut out, &mut space_pending);
                     line_text_parent = NONE;
                 }
-                if smoothed[i] >= threshold {
+                // Text only screen readers read is no reader's text, in either view.
+                if smoothed[i] >= threshold || dom.element(i).is_some_and(|e| e.screen_reader_only)
+                {
                     // Smoothed scores never decrease downwards: the whole subtree goes.
                     i = node.end as usize;
                     continue;
@@ -873,6 +875,22 @@ mod tests {
             cleaned_text(&dom, &vec![0.9; dom.len()], 1.0),
             "Headline\none two three\nfour\nbuy\nfive\na\nb"
         );
+    }
+
+    #[test]
+    fn text_only_screen_readers_read_leaves_the_cleaned_text() {
+        let dom = page(
+            "<p>Now <span class=\"price a-offscreen\">$19.99</span><span aria-hidden=true>$19.99</span> \
+             <a href=/x>Docs<span class=\"govuk-visually-hidden\"> (opens in a new window)</span></a> \
+             <span class=clipped>Brand New</span><span class=\"sr-onlyish clippedtext\">kept</span></p>",
+        );
+        assert_eq!(
+            cleaned_text(&dom, &vec![0.1; dom.len()], 0.5),
+            "Now $19.99 Docs kept"
+        );
+        // Still visible text to the features the models were fitted on.
+        let visible: String = (0..dom.len()).filter_map(|i| dom.visible_text(i)).collect();
+        assert!(visible.contains("(opens in a new window)"));
     }
 
     #[test]
