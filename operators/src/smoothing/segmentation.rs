@@ -26,7 +26,7 @@
 
 use std::str::FromStr;
 
-use html5ever::local_name;
+use html5ever::{local_name, LocalName};
 
 use crate::dom::normalize::is_ascii_text_space;
 use crate::dom::{is_heading, Dom, NodeKind, NONE};
@@ -287,54 +287,57 @@ fn penalties(
 /// rows and cells): their boundaries become line breaks in the cleaned text. Matched as atoms
 /// (one integer comparison each), not as strings: every element of every page is asked, twice.
 pub(crate) fn breaks_line(dom: &Dom, i: usize) -> bool {
-    dom.tag(i).is_some_and(|t| {
-        is_heading(t)
-            || matches!(
-                *t,
-                local_name!("address")
-                    | local_name!("article")
-                    | local_name!("aside")
-                    | local_name!("blockquote")
-                    | local_name!("body")
-                    | local_name!("br")
-                    | local_name!("caption")
-                    | local_name!("center")
-                    | local_name!("dd")
-                    | local_name!("details")
-                    | local_name!("dialog")
-                    | local_name!("dir")
-                    | local_name!("div")
-                    | local_name!("dl")
-                    | local_name!("dt")
-                    | local_name!("fieldset")
-                    | local_name!("figcaption")
-                    | local_name!("figure")
-                    | local_name!("footer")
-                    | local_name!("form")
-                    | local_name!("header")
-                    | local_name!("hgroup")
-                    | local_name!("hr")
-                    | local_name!("html")
-                    | local_name!("legend")
-                    | local_name!("li")
-                    | local_name!("main")
-                    | local_name!("menu")
-                    | local_name!("nav")
-                    | local_name!("ol")
-                    | local_name!("p")
-                    | local_name!("pre")
-                    | local_name!("section")
-                    | local_name!("summary")
-                    | local_name!("table")
-                    | local_name!("tbody")
-                    | local_name!("td")
-                    | local_name!("tfoot")
-                    | local_name!("th")
-                    | local_name!("thead")
-                    | local_name!("tr")
-                    | local_name!("ul")
-            )
-    })
+    dom.tag(i).is_some_and(tag_breaks_line)
+}
+
+/// [`breaks_line`] for an element's tag.
+fn tag_breaks_line(t: &LocalName) -> bool {
+    is_heading(t)
+        || matches!(
+            *t,
+            local_name!("address")
+                | local_name!("article")
+                | local_name!("aside")
+                | local_name!("blockquote")
+                | local_name!("body")
+                | local_name!("br")
+                | local_name!("caption")
+                | local_name!("center")
+                | local_name!("dd")
+                | local_name!("details")
+                | local_name!("dialog")
+                | local_name!("dir")
+                | local_name!("div")
+                | local_name!("dl")
+                | local_name!("dt")
+                | local_name!("fieldset")
+                | local_name!("figcaption")
+                | local_name!("figure")
+                | local_name!("footer")
+                | local_name!("form")
+                | local_name!("header")
+                | local_name!("hgroup")
+                | local_name!("hr")
+                | local_name!("html")
+                | local_name!("legend")
+                | local_name!("li")
+                | local_name!("main")
+                | local_name!("menu")
+                | local_name!("nav")
+                | local_name!("ol")
+                | local_name!("p")
+                | local_name!("pre")
+                | local_name!("section")
+                | local_name!("summary")
+                | local_name!("table")
+                | local_name!("tbody")
+                | local_name!("td")
+                | local_name!("tfoot")
+                | local_name!("th")
+                | local_name!("thead")
+                | local_name!("tr")
+                | local_name!("ul")
+        )
 }
 
 /// The paper's Basic, for comparison with smoothing: every node keeps its own classifier score,
@@ -419,14 +422,14 @@ pub fn cleaned_text(dom: &Dom, smoothed: &[f32], threshold: f32) -> String {
         let node = dom.node(i);
         match node.kind {
             NodeKind::Element(_) => {
-                let block = breaks_line(dom, i);
+                let element = dom.element(i);
+                let block = element.is_some_and(|e| tag_breaks_line(&e.tag));
                 if block {
                     line_break(&mut out, &mut space_pending);
                     line_text_parent = NONE;
                 }
                 // Text only screen readers read is no reader's text, in either view.
-                if smoothed[i] >= threshold || dom.element(i).is_some_and(|e| e.screen_reader_only)
-                {
+                if smoothed[i] >= threshold || element.is_some_and(|e| e.screen_reader_only) {
                     // Smoothed scores never decrease downwards: the whole subtree goes.
                     i = node.end as usize;
                     continue;
@@ -445,13 +448,15 @@ pub fn cleaned_text(dom: &Dom, smoothed: &[f32], threshold: f32) -> String {
                 {
                     space_pending = true;
                 }
-                if !text.trim_start().is_empty() {
-                    line_text_parent = node.parent;
-                }
+                let written = out.len();
                 if text.is_ascii() {
                     append_collapsed_ascii(&mut out, text, &mut space_pending);
                 } else {
                     append_collapsed(&mut out, text, &mut space_pending);
+                }
+                // Only a word makes `out` longer (white space is written before a word).
+                if out.len() > written {
+                    line_text_parent = node.parent;
                 }
             }
             _ => {}
