@@ -105,6 +105,11 @@ pub struct TrainContentArgs {
     /// cross-validation; delete the file after changing features, data or parameters.
     #[arg(long)]
     pub held_out_cache: Option<PathBuf>,
+    /// Judge each held-out page as a crawl holding it alone would: without site-level
+    /// evidence (no host statistics), as `stencil clean` and crawls with a page or two per
+    /// host see it. The folds are fitted as usual. Give it a cache file of its own.
+    #[arg(long)]
+    pub held_out_alone: bool,
     /// Pages of small groups (a source's page type, else the source) weigh more: each page's
     /// weight is scaled by its group's page count to the power of minus this (0: every page
     /// alike), the scales averaging 1 over the pages.
@@ -115,6 +120,7 @@ pub struct TrainContentArgs {
 }
 
 /// One page with gold, ready to fit and judge.
+#[derive(Clone)]
 struct Example {
     url: String,
     host: String,
@@ -150,10 +156,22 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
     let gold = read_manifest(&args.gold)?;
     let inputs = files::collect(&args.paths)?;
     let examples = load(&inputs, &gold, args)?;
+    let alone: Option<Vec<Example>> = args
+        .held_out_alone
+        .then(|| examples.iter().map(without_site_evidence).collect());
+    // The pages as they are judged: fitted on `examples`, predicted and scored as these.
+    let judged_examples = alone.as_deref().unwrap_or(&examples);
     eprintln!(
         "train-content: {} pages with gold, {} blocks",
         examples.len(),
         examples.iter().map(|e| e.rows.len()).sum::<usize>()
+    );
+    let with_evidence =
+        |pages: &[Example]| pages.iter().filter(|e| e.site_inside.is_some()).count();
+    eprintln!(
+        "train-content: {} pages on hosts with site-level statistics; held out, {} judged with them",
+        with_evidence(&examples),
+        with_evidence(judged_examples)
     );
     if examples.is_empty() {
         return Err("no page of the WARCs has gold in the manifest".into());
@@ -165,7 +183,7 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
         let probabilities = match cached(&examples, args.held_out_cache.as_deref()) {
             Some(probabilities) => probabilities,
             None => {
-                let probabilities = cross_validate(&examples, args)?;
+                let probabilities = cross_validate(&examples, judged_examples, args)?;
                 if let Some(path) = &args.held_out_cache {
                     let json = serde_json::to_string(&probabilities).unwrap_or_default();
                     std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -176,7 +194,7 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
         // Every rule on the same held-out probabilities (each page's sums computed once for
         // all of them); the shipped rule's figures in full, after the others.
         let mut by_rule: Vec<Vec<Judged>> = Rule::ALL.iter().map(|_| Vec::new()).collect();
-        for (example, probability) in examples.iter().zip(&probabilities) {
+        for (example, probability) in judged_examples.iter().zip(&probabilities) {
             let sums = summarize(&example.dom, &example.host);
             for (judged_pages, &rule) in by_rule.iter_mut().zip(&Rule::ALL) {
                 judged_pages.push(judged(example, &sums, probability, rule));
@@ -387,6 +405,21 @@ fn load(
         }
     }
     Ok(examples)
+}
+
+/// `example` as a crawl holding it alone would see it: its features computed without
+/// site-level evidence, and none for the calls.
+fn without_site_evidence(example: &Example) -> Example {
+    let sums = summarize(&example.dom, &example.host);
+    let context = Context {
+        url: &example.url,
+        ..Context::default()
+    };
+    Example {
+        site_inside: None,
+        rows: content::features::compute(&example.dom, &sums, &example.blocks, context),
+        ..example.clone()
+    }
 }
 
 fn fold_of(site: &str, folds: usize, seed: u64) -> usize {
@@ -695,8 +728,13 @@ fn cached(examples: &[Example], path: Option<&Path>) -> Option<Vec<Vec<f32>>> {
 }
 
 /// Held-out probabilities of every block of every page, as `stencil run` computes them
-/// (`content::probabilities`).
-fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<Vec<f32>>, String> {
+/// (`content::probabilities`): fitted on the other folds' `examples`, predicted from the
+/// page's entry in `judged` (the same pages, perhaps seen without site-level evidence).
+fn cross_validate(
+    examples: &[Example],
+    judged: &[Example],
+    args: &TrainContentArgs,
+) -> Result<Vec<Vec<f32>>, String> {
     let mut out: Vec<Option<Vec<f32>>> = (0..examples.len()).map(|_| None).collect();
     for fold in 0..args.folds {
         let (held, train): (Vec<usize>, Vec<usize>) = (0..examples.len())
@@ -711,7 +749,7 @@ fn cross_validate(examples: &[Example], args: &TrainContentArgs) -> Result<Vec<V
             train.len()
         );
         for p in held {
-            let example = &examples[p];
+            let example = &judged[p];
             out[p] = Some(content::probabilities(
                 &example.blocks,
                 example.site_inside.as_deref(),
