@@ -33,7 +33,6 @@ use html5ever::local_name;
 use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
 use crate::page_models::names::{self, NameWords};
-use crate::FastMap;
 
 /// The content model's calls on one page.
 #[derive(Clone, Debug, Default)]
@@ -195,56 +194,53 @@ pub const DATA_TABLE_SHARE: f64 = 0.3;
 /// collections +0.001 on each, documentation +0.003 on one, service and product pages +0.001
 /// on one or two, no group lower (docs/evaluation.md, nineteenth session).
 fn keep_data_tables(dom: &Dom, blocks: &Blocks, probability: &[f32], calls: &mut [bool]) {
-    // Each node's nearest enclosing table, in one pass in document order (a parent first).
+    #[derive(Default)]
+    struct Table {
+        header: bool,
+        nested: bool,
+        /// Σ p·c and Σ c over the table's blocks.
+        weighted: f64,
+        chars: f64,
+    }
+    // One pass in document order (a parent before its children): each node's nearest
+    // enclosing table, as an index into `tables`, and what each table holds.
     const NONE: u32 = u32::MAX;
     let mut table = vec![NONE; dom.len()];
-    let mut any = false;
+    let mut tables: Vec<Table> = Vec::new();
     for i in 0..dom.len() {
         let outer = dom.parent(i).map_or(NONE, |p| table[p]);
-        table[i] = match dom.tag(i) {
-            Some(tag) if *tag == local_name!("table") => {
-                any = true;
-                i as u32
-            }
-            _ => outer,
-        };
-    }
-    if !any {
-        return;
-    }
-    // Per table: header seen, table nested inside, Σ p·c and Σ c of its blocks.
-    let mut tables: FastMap<u32, (bool, bool, f64, f64)> = FastMap::default();
-    for i in 0..dom.len() {
+        table[i] = outer;
         let Some(tag) = dom.tag(i) else { continue };
-        let header = matches!(*tag, local_name!("th") | local_name!("thead"));
-        let nested = *tag == local_name!("table");
-        let outer = match (header, nested) {
-            (true, _) => table[i],
-            (_, true) => dom.parent(i).map_or(NONE, |p| table[p]),
-            _ => NONE,
-        };
-        if outer != NONE {
-            let entry = tables.entry(outer).or_default();
-            entry.0 |= header;
-            entry.1 |= nested;
+        match *tag {
+            local_name!("table") => {
+                if let Some(outer) = tables.get_mut(outer as usize) {
+                    outer.nested = true;
+                }
+                table[i] = tables.len() as u32;
+                tables.push(Table::default());
+            }
+            local_name!("th") | local_name!("thead") => {
+                if let Some(outer) = tables.get_mut(outer as usize) {
+                    outer.header = true;
+                }
+            }
+            _ => {}
         }
     }
+    if tables.is_empty() {
+        return;
+    }
     for ((&owner, stats), &p) in blocks.owners.iter().zip(&blocks.stats).zip(probability) {
-        let t = table[owner as usize];
-        if let Some(entry) = tables.get_mut(&t) {
+        if let Some(t) = tables.get_mut(table[owner as usize] as usize) {
             let chars = f64::from(stats.chars.max(1));
-            entry.2 += f64::from(p) * chars;
-            entry.3 += chars;
+            t.weighted += f64::from(p) * chars;
+            t.chars += chars;
         }
     }
     for (call, &owner) in calls.iter_mut().zip(&blocks.owners) {
-        let read_whole =
-            tables
-                .get(&table[owner as usize])
-                .is_some_and(|&(header, nested, weighted, chars)| {
-                    header && !nested && chars > 0.0 && weighted >= DATA_TABLE_SHARE * chars
-                });
-        *call |= read_whole;
+        *call |= tables.get(table[owner as usize] as usize).is_some_and(|t| {
+            t.header && !t.nested && t.chars > 0.0 && t.weighted >= DATA_TABLE_SHARE * t.chars
+        });
     }
 }
 
