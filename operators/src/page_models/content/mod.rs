@@ -237,10 +237,11 @@ fn keep_data_tables(dom: &Dom, blocks: &Blocks, probability: &[f32], calls: &mut
             t.chars += chars;
         }
     }
+    // A table asked about here holds a block, so its characters are at least 1.
     for (call, &owner) in calls.iter_mut().zip(&blocks.owners) {
-        *call |= tables.get(table[owner as usize] as usize).is_some_and(|t| {
-            t.header && !t.nested && t.chars > 0.0 && t.weighted >= DATA_TABLE_SHARE * t.chars
-        });
+        *call |= tables
+            .get(table[owner as usize] as usize)
+            .is_some_and(|t| t.header && !t.nested && t.weighted >= DATA_TABLE_SHARE * t.chars);
     }
 }
 
@@ -386,9 +387,10 @@ impl Rule {
 }
 
 /// The content calls of a page's blocks under `rule`, then the rules every call goes through:
-/// data tables are read whole ([`keep_data_tables`]), a page left empty keeps its likeliest blocks, a product page keeps its facts
-/// ([`facts::keep_facts`]), readers' comments are dropped. Of `context` the site-level
-/// evidence and the names are read (each computed here when `None`, as in [`Context`]).
+/// data tables are read whole ([`keep_data_tables`]), a page left empty keeps its likeliest
+/// blocks, a product page keeps its facts ([`facts::keep_facts`]), readers' comments are
+/// dropped. Of `context` the site-level evidence and the names are read (each computed here
+/// when `None`, as in [`Context`]).
 pub fn decide(
     dom: &Dom,
     sums: &[Subtree],
