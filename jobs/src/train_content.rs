@@ -99,15 +99,17 @@ pub struct TrainContentArgs {
     /// Skip the final fit on every page (report only).
     #[arg(long)]
     pub no_model: bool,
-    /// Keep the held-out probabilities in this file: read them from it when it exists and
-    /// holds as many probabilities per page as the pages have blocks, else compute them and
-    /// write it. Comparing decision rules (`content::Rule`) then takes seconds instead of a
-    /// cross-validation; delete the file after changing features, data or parameters.
+    /// Keep the held-out probabilities in this file: read them from it when it was written
+    /// for the same inputs, else compute them and write it. Comparing decision rules
+    /// (`content::Rule`) then takes seconds instead of a cross-validation. The file is keyed
+    /// by the fit's parameters, `--held-out-alone` and a hash of every page's feature rows,
+    /// words, labels and weights, so a change of data, features or mode recomputes it; a
+    /// change to the fitting code itself does not: delete the file after one.
     #[arg(long)]
     pub held_out_cache: Option<PathBuf>,
     /// Judge each held-out page as a crawl holding it alone would: without site-level
     /// evidence (no host statistics), as `stencil clean` and crawls with a page or two per
-    /// host see it. The folds are fitted as usual. Give it a cache file of its own.
+    /// host see it. The folds are fitted as usual.
     #[arg(long)]
     pub held_out_alone: bool,
     /// Pages of small groups (a source's page type, else the source) weigh more: each page's
@@ -180,15 +182,19 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
     training.insert("pages".into(), examples.len().into());
     training.insert("parameters".into(), parameters(args));
     if args.folds >= 2 {
-        let probabilities = match cached(&examples, args.held_out_cache.as_deref()) {
+        let key = cache_key(&examples, judged_examples, args);
+        let probabilities = match cached(&examples, &key, args.held_out_cache.as_deref()) {
             Some(probabilities) => probabilities,
             None => {
                 let probabilities = cross_validate(&examples, judged_examples, args)?;
                 if let Some(path) = &args.held_out_cache {
-                    let json = serde_json::to_string(&probabilities).unwrap_or_default();
+                    let kept = KeptProbabilities { key, probabilities };
+                    let json = serde_json::to_string(&kept).unwrap_or_default();
                     std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+                    kept.probabilities
+                } else {
+                    probabilities
                 }
-                probabilities
             }
         };
         // Every rule on the same held-out probabilities (each page's sums computed once for
@@ -708,11 +714,72 @@ fn judged(example: &Example, sums: &[Subtree], probability: &[f32], rule: Rule) 
     }
 }
 
-/// The held-out probabilities kept in `path`, when it holds one list per page with one
-/// probability per block.
-fn cached(examples: &[Example], path: Option<&Path>) -> Option<Vec<Vec<f32>>> {
-    let text = std::fs::read_to_string(path?).ok()?;
-    let probabilities: Vec<Vec<f32>> = serde_json::from_str(&text).ok()?;
+/// The `--held-out-cache` file.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptProbabilities {
+    key: serde_json::Value,
+    probabilities: Vec<Vec<f32>>,
+}
+
+/// What the held-out probabilities depend on, short of the fitting code: the fit's
+/// parameters, the mode, and a hash of everything the folds are fitted on and judged from.
+fn cache_key(
+    examples: &[Example],
+    judged: &[Example],
+    args: &TrainContentArgs,
+) -> serde_json::Value {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for example in examples.iter().chain(judged) {
+        hasher.update(example.url.as_bytes());
+        hasher.update(example.site.as_bytes());
+        hasher.update(&(example.rows.len() as u64).to_le_bytes());
+        for value in example.rows.iter().flatten() {
+            hasher.update(&value.to_bits().to_le_bytes());
+        }
+        for words in example.words.iter().chain(&example.container_words) {
+            hasher.update(&(words.len() as u64).to_le_bytes());
+            for word in words {
+                hasher.update(&word.to_le_bytes());
+            }
+        }
+        for label in &example.labels {
+            hasher.update(&label.tokens.to_le_bytes());
+            hasher.update(&label.in_gold.to_le_bytes());
+        }
+        for weight in &example.weights {
+            hasher.update(&weight.to_bits().to_le_bytes());
+        }
+        for inside in example.site_inside.iter().flatten() {
+            hasher.update(&[u8::from(*inside)]);
+        }
+    }
+    serde_json::json!({
+        "parameters": parameters(args),
+        "held_out_alone": args.held_out_alone,
+        "inputs": format!("{:016x}", hasher.digest()),
+    })
+}
+
+/// The held-out probabilities kept in `path`, when they were written under `key` and hold
+/// one probability per block of every page.
+fn cached(
+    examples: &[Example],
+    key: &serde_json::Value,
+    path: Option<&Path>,
+) -> Option<Vec<Vec<f32>>> {
+    let path = path?;
+    let text = std::fs::read_to_string(path).ok()?;
+    let KeptProbabilities {
+        key: kept_key,
+        probabilities,
+    } = serde_json::from_str(&text).ok()?;
+    if kept_key != *key {
+        eprintln!(
+            "train-content: {} was written for other inputs, parameters or mode; computing anew",
+            path.display()
+        );
+        return None;
+    }
     let fits = probabilities.len() == examples.len()
         && examples
             .iter()
@@ -721,7 +788,7 @@ fn cached(examples: &[Example], path: Option<&Path>) -> Option<Vec<Vec<f32>>> {
     if fits {
         eprintln!(
             "train-content: held-out probabilities read from {}",
-            path?.display()
+            path.display()
         );
     }
     fits.then_some(probabilities)

@@ -241,16 +241,27 @@ fn held_out_pages_can_be_judged_as_if_their_crawl_held_them_alone() {
             serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
         (log, report["all"]["macro_f1"].as_f64().unwrap())
     };
-    let (log, with_evidence) = figures(&[]);
+    // One cache file for both modes: it must never serve one mode's probabilities to the other.
+    let cache = dir.join("held-out.json");
+    let cache = cache.to_str().unwrap();
+    let (log, with_evidence) = figures(&["--held-out-cache", cache]);
     assert!(
         log.contains("72 pages on hosts with site-level statistics; held out, 72 judged with them"),
         "{log}"
     );
-    let (log, alone) = figures(&["--held-out-alone"]);
+    assert!(!log.contains("read from"), "{log}");
+    let (log, alone) = figures(&["--held-out-alone", "--held-out-cache", cache]);
     assert!(
         log.contains("72 pages on hosts with site-level statistics; held out, 0 judged with them"),
         "{log}"
     );
+    assert!(log.contains("computing anew"), "{log}");
+    let (log, alone_again) = figures(&["--held-out-alone", "--held-out-cache", cache]);
+    assert!(log.contains("held-out probabilities read from"), "{log}");
+    assert_eq!(alone, alone_again);
+    let (log, uncached) = figures(&[]);
+    assert!(log.contains("72 judged with them"), "{log}");
+    assert_eq!(with_evidence, uncached);
     // The folds are fitted with the evidence either way; without it at judging time the
     // synthetic stories are still told from the menus and related lists by their own text.
     assert!(with_evidence > 0.95, "held-out macro F1 {with_evidence}");
