@@ -26,10 +26,7 @@
 
 use std::str::FromStr;
 
-use html5ever::{local_name, LocalName};
-
-use crate::dom::normalize::is_ascii_text_space;
-use crate::dom::{is_heading, Dom, NodeKind, NONE};
+use crate::dom::{text, Dom};
 use crate::smoothing::isotonic::{self, Options, NO_PARENT};
 
 /// How γ(i) depends on the node (seed 000, §5.3, penalty functions (1)–(3)).
@@ -283,63 +280,6 @@ fn penalties(
         .collect()
 }
 
-/// Elements that start a new line when rendered (CSS `display: block`, list items, table
-/// rows and cells): their boundaries become line breaks in the cleaned text. Matched as atoms
-/// (one integer comparison each), not as strings: every element of every page is asked, twice.
-pub(crate) fn breaks_line(dom: &Dom, i: usize) -> bool {
-    dom.tag(i).is_some_and(tag_breaks_line)
-}
-
-/// [`breaks_line`] for an element's tag.
-fn tag_breaks_line(t: &LocalName) -> bool {
-    is_heading(t)
-        || matches!(
-            *t,
-            local_name!("address")
-                | local_name!("article")
-                | local_name!("aside")
-                | local_name!("blockquote")
-                | local_name!("body")
-                | local_name!("br")
-                | local_name!("caption")
-                | local_name!("center")
-                | local_name!("dd")
-                | local_name!("details")
-                | local_name!("dialog")
-                | local_name!("dir")
-                | local_name!("div")
-                | local_name!("dl")
-                | local_name!("dt")
-                | local_name!("fieldset")
-                | local_name!("figcaption")
-                | local_name!("figure")
-                | local_name!("footer")
-                | local_name!("form")
-                | local_name!("header")
-                | local_name!("hgroup")
-                | local_name!("hr")
-                | local_name!("html")
-                | local_name!("legend")
-                | local_name!("li")
-                | local_name!("main")
-                | local_name!("menu")
-                | local_name!("nav")
-                | local_name!("ol")
-                | local_name!("p")
-                | local_name!("pre")
-                | local_name!("section")
-                | local_name!("summary")
-                | local_name!("table")
-                | local_name!("tbody")
-                | local_name!("td")
-                | local_name!("tfoot")
-                | local_name!("th")
-                | local_name!("thead")
-                | local_name!("tr")
-                | local_name!("ul")
-        )
-}
-
 /// The paper's Basic, for comparison with smoothing: every node keeps its own classifier score,
 /// and a node without one (text, or an element the classifier does not score) takes its
 /// nearest scored ancestor's (0 where there is none). Fed to [`cleaned_text`], an element
@@ -397,159 +337,10 @@ pub fn with_confident_hidden(
     calls
 }
 
-/// The visible text of the nodes smoothed below `threshold` (τ): white space collapsed as a
-/// browser does, one line per block (a line break wherever a block element starts or ends,
-/// kept or dropped, and at `<br>`), no empty lines.
+/// The visible text of the nodes smoothed below `threshold` (τ), as a reader sees it
+/// ([`text::readable`]): an element smoothed at or above it goes with its subtree.
 pub fn cleaned_text(dom: &Dom, smoothed: &[f32], threshold: f32) -> String {
-    let mut out = String::new();
-    let mut space_pending = false;
-    let mut open_blocks: Vec<u32> = Vec::new();
-    // The parent of the text `out` ends with, while that text is on the current line.
-    let mut line_text_parent = NONE;
-    let line_break = |out: &mut String, space_pending: &mut bool| {
-        *space_pending = false;
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
-        }
-    };
-    let mut i = 0;
-    while i < dom.len() {
-        while open_blocks.last().is_some_and(|&end| end as usize <= i) {
-            open_blocks.pop();
-            line_break(&mut out, &mut space_pending);
-            line_text_parent = NONE;
-        }
-        let node = dom.node(i);
-        match node.kind {
-            NodeKind::Element(_) => {
-                let element = dom.element(i);
-                let block = element.is_some_and(|e| tag_breaks_line(&e.tag));
-                if block {
-                    line_break(&mut out, &mut space_pending);
-                    line_text_parent = NONE;
-                }
-                // Text only screen readers read is no reader's text, in either view.
-                if smoothed[i] >= threshold || element.is_some_and(|e| e.screen_reader_only) {
-                    // Smoothed scores never decrease downwards: the whole subtree goes.
-                    i = node.end as usize;
-                    continue;
-                }
-                if block {
-                    open_blocks.push(node.end);
-                }
-            }
-            NodeKind::Text { visible: true, .. } if smoothed[i] < threshold => {
-                let text = dom.visible_text(i).unwrap_or("");
-                if line_text_parent != NONE
-                    && line_text_parent != node.parent
-                    && reads_as_two_words(&out, text)
-                    && !is_script_position(dom, line_text_parent)
-                    && !is_script_position(dom, node.parent)
-                {
-                    space_pending = true;
-                }
-                let written = out.len();
-                if text.is_ascii() {
-                    append_collapsed_ascii(&mut out, text, &mut space_pending);
-                } else {
-                    append_collapsed(&mut out, text, &mut space_pending);
-                }
-                // Only a word makes `out` longer (white space is written before a word).
-                if out.len() > written {
-                    line_text_parent = node.parent;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    while out.ends_with('\n') {
-        out.pop();
-    }
-    out
-}
-
-/// Whether `text`, appended to `out` with no white space between them, would glue two words a
-/// reader sees apart: a lower-case letter or a digit, then an upper-case letter; or a letter,
-/// then a digit. Asked only where the two texts have different parents and neither is a sub- or
-/// superscript: side-by-side elements such as a spec table's
-/// `<span>Publisher</span><span>Houghton Mifflin</span>`, a card's brand and model, or a
-/// "5 stars" and its review count, which the page's CSS lays out as separate cells and which
-/// human gold (and a reader) keeps apart. Without the CSS, the case or digit change is the one
-/// sign of such a boundary, and it seldom falls inside a word; where it does (a brand set in two
-/// styles, `Better<b>Help</b>`) the word is split. On the evaluation crawl's held-out cleaned
-/// text (one host partition), 805 glued tokens were split into words the gold has, and 17 that
-/// the gold has glued (docs/evaluation.md, *Eighteenth session*).
-fn reads_as_two_words(out: &str, text: &str) -> bool {
-    let (Some(last), Some(first)) = (out.chars().next_back(), text.chars().next()) else {
-        return false;
-    };
-    ((last.is_lowercase() || last.is_ascii_digit()) && first.is_uppercase())
-        || (last.is_alphabetic() && first.is_ascii_digit())
-}
-
-/// Whether element `i`, or its parent, is a `<sub>` or `<sup>`, whose text belongs to the word it
-/// follows or precedes (N<sub>2</sub>O, 21<sup>ST</sup>, a footnote's `<sup><a>1</a></sup>`).
-fn is_script_position(dom: &Dom, i: u32) -> bool {
-    let is_script = |i: u32| {
-        i != NONE
-            && matches!(
-                dom.tag(i as usize),
-                Some(&local_name!("sub") | &local_name!("sup"))
-            )
-    };
-    is_script(i) || (i != NONE && is_script(dom.node(i as usize).parent))
-}
-
-/// Appends `text` to `out` with its white space collapsed: words joined by one space, and one
-/// space before the first when white space (`space_pending`, or the text's own) separates it
-/// from what `out` ends with, unless `out` is empty or ends a line. `space_pending` says on
-/// return whether white space ends the text (an empty text leaves it as it was).
-fn append_collapsed(out: &mut String, text: &str, space_pending: &mut bool) {
-    *space_pending |= text.starts_with(char::is_whitespace);
-    for word in text.split_whitespace() {
-        if *space_pending && !out.is_empty() && !out.ends_with('\n') {
-            out.push(' ');
-        }
-        out.push_str(word);
-        *space_pending = true;
-    }
-    *space_pending = text.ends_with(char::is_whitespace) || (*space_pending && text.is_empty());
-}
-
-/// [`append_collapsed`] for ASCII text, which is most text: a run of words separated by single
-/// spaces is already collapsed and is copied whole, not word by word (copying and checking
-/// word by word was most of the time of making the cleaned text).
-fn append_collapsed_ascii(out: &mut String, text: &str, space_pending: &mut bool) {
-    let space = is_ascii_text_space;
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let gap = i;
-        while i < bytes.len() && space(bytes[i]) {
-            i += 1;
-        }
-        *space_pending |= i > gap;
-        if i == bytes.len() {
-            break;
-        }
-        let run = i;
-        // On to the end of the run: white space other than one space before a word.
-        while i < bytes.len()
-            && (!space(bytes[i])
-                || (bytes[i] == b' ' && bytes.get(i + 1).is_some_and(|&b| !space(b))))
-        {
-            i += 1;
-        }
-        if *space_pending && !out.is_empty() && !out.ends_with('\n') {
-            out.push(' ');
-        }
-        out.push_str(&text[run..i]);
-        *space_pending = false;
-    }
-    if let Some(&last) = bytes.last() {
-        *space_pending = space(last);
-    }
+    text::readable(dom, 0..dom.len(), |i| smoothed[i] >= threshold, usize::MAX)
 }
 
 #[cfg(test)]
@@ -595,38 +386,6 @@ mod tests {
         <p>The second paragraph of the story goes on with quotes from the people there.</p>\
         </article><footer><p>Copyright notice and the address of the publishing company</p>\
         </footer></body></html>";
-
-    #[test]
-    fn ascii_collapsing_agrees_with_collapsing_word_by_word() {
-        let pieces = [
-            " ", "  ", "\t", "\n", "\x0b", "\x0c", "\r", "a", "word", ".", "\x1c",
-        ];
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..20_000 {
-            let mut texts = Vec::new();
-            for _ in 0..1 + crate::xorshift(&mut state) % 3 {
-                let mut text = String::new();
-                for _ in 0..crate::xorshift(&mut state) % 8 {
-                    let pick = crate::xorshift(&mut state) % pieces.len() as u64;
-                    text.push_str(pieces[pick as usize]);
-                }
-                texts.push(text);
-            }
-            let start = ["", "x", "x\n"][(crate::xorshift(&mut state) % 3) as usize];
-            let pending = crate::xorshift(&mut state).is_multiple_of(2);
-            let (mut fast, mut fast_pending) = (start.to_string(), pending);
-            let (mut slow, mut slow_pending) = (start.to_string(), pending);
-            for text in &texts {
-                append_collapsed_ascii(&mut fast, text, &mut fast_pending);
-                append_collapsed(&mut slow, text, &mut slow_pending);
-                assert_eq!(
-                    (&fast, fast_pending),
-                    (&slow, slow_pending),
-                    "{texts:?} {start:?}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn noisy_scores_become_template_and_content_sections() {

@@ -16,8 +16,8 @@ use html5ever::local_name;
 
 use super::lexicon::for_each_word;
 use crate::dom::normalize::{is_ascii_text_space, text_units, TextUnit};
+use crate::dom::text::breaks_line;
 use crate::dom::Dom;
-use crate::smoothing::segmentation::breaks_line;
 
 /// No block (a node that is not visible text).
 pub const NONE: u32 = u32::MAX;

@@ -72,17 +72,16 @@ impl Judgement {
     }
 }
 
-/// The text of the blocks of `blocks` called content, one line per block:
-/// `segmentation::cleaned_text` with every text node of a block not called content marked 1 and
-/// every other node 0, so every element stays open and the line breaks of the page's blocks
-/// stay where they were.
+/// The text of the blocks of `blocks` called content, one line per block: the page as a reader
+/// sees it ([`crate::dom::text::readable`]) without the text nodes of blocks not called
+/// content. Only text nodes are dropped (`of_node` names no element), so every element stays
+/// open and the line breaks of the page's blocks stay where they were.
 pub fn cleaned_text(dom: &Dom, blocks: &Blocks, content: &[bool]) -> String {
-    let marks: Vec<f32> = blocks
-        .of_node
-        .iter()
-        .map(|&b| f32::from(u8::from(b != NONE && !content[b as usize])))
-        .collect();
-    crate::smoothing::segmentation::cleaned_text(dom, &marks, 0.5)
+    let dropped = |i: usize| {
+        let block = blocks.of_node[i];
+        block != NONE && !content[block as usize]
+    };
+    crate::dom::text::readable(dom, 0..dom.len(), dropped, usize::MAX)
 }
 
 /// Judges every block of a page.
