@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 use clap::Args;
 use forust_ml::sampler::SampleMethod;
@@ -121,7 +122,8 @@ pub struct TrainContentArgs {
     pub limits: LimitArgs,
 }
 
-/// One page with gold, ready to fit and judge.
+/// One page with gold, ready to fit and judge. Cloned only to judge a page without site-level
+/// evidence (`--held-out-alone`), which changes its rows: what stays the same is shared.
 #[derive(Clone)]
 struct Example {
     url: String,
@@ -133,16 +135,16 @@ struct Example {
     page_type: String,
     stem: String,
     gold: String,
-    dom: Dom,
-    blocks: Blocks,
+    dom: Rc<Dom>,
+    blocks: Rc<Blocks>,
     /// Feature rows with the lexical features left 0: they depend on the lexicon, which is
     /// fitted per fold ([`rows_with_scores`]).
     rows: Vec<Row>,
     /// Each block's hashed words, for fitting and applying lexicons.
-    words: Vec<Vec<u64>>,
+    words: Rc<Vec<Vec<u64>>>,
     /// Each block's container words (`content::containers::block_words`), for fitting the
     /// container lexicon.
-    container_words: Vec<Vec<u64>>,
+    container_words: Rc<Vec<Vec<u64>>>,
     labels: Vec<BlockGold>,
     /// Each block's weight in the fit ([`block_weights`]).
     weights: Vec<f64>,
@@ -384,11 +386,11 @@ fn load(
             page_type: entry.page_type.clone(),
             stem,
             gold: gold_text,
-            dom,
-            blocks,
+            dom: Rc::new(dom),
+            blocks: Rc::new(blocks),
             rows,
-            words,
-            container_words,
+            words: Rc::new(words),
+            container_words: Rc::new(container_words),
             labels,
             weights,
         });
@@ -736,7 +738,7 @@ fn cache_key(
         for value in example.rows.iter().flatten() {
             hasher.update(&value.to_bits().to_le_bytes());
         }
-        for words in example.words.iter().chain(&example.container_words) {
+        for words in example.words.iter().chain(example.container_words.iter()) {
             hasher.update(&(words.len() as u64).to_le_bytes());
             for word in words {
                 hasher.update(&word.to_le_bytes());
