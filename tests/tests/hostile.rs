@@ -561,3 +561,63 @@ fn a_link_to_a_raw_unicode_host_cleans() {
         assert!(cleaned.contains("Hello world"), "{host:?}: {cleaned:?}");
     }
 }
+
+/// Both views of a page (template scores, smoothing and cleaned text; the content model's
+/// judgement and cleaned text) on pages built to find a recursion or a per-node walk up the
+/// ancestors: 100,000 nested elements with text at every level, on a small stack, in bounded
+/// time. `stencil run` does the same per page (`jobs/src/run/page.rs`).
+#[test]
+fn both_views_judge_a_page_100000_deep_without_recursion() {
+    use stencil_operators::page_models::content::{self, ContentModel, Context};
+    use stencil_operators::page_models::features;
+    use stencil_operators::page_models::model::Model;
+    use stencil_operators::smoothing::segmentation::{self, Params, DEFAULT_THRESHOLD};
+
+    let depth = 100_000;
+    // Each page with the words a reader sees on it ("Bold" and "text" glue into one word:
+    // nothing separates them but markup).
+    let pages = [
+        (
+            format!(
+                "<html><body><main>{}end{}</main></body></html>",
+                "<span>word ".repeat(depth),
+                "</span>".repeat(depth)
+            ),
+            depth + 1,
+        ),
+        (
+            format!(
+                "<html><body><article>{}</article></body></html>",
+                "<b>Bold</b><i>text ".repeat(depth)
+            ),
+            depth,
+        ),
+    ];
+    for (html, words_seen) in pages {
+        on_small_stack(move || {
+            let start = std::time::Instant::now();
+            let dom = dom::parse(&html, 200_000);
+            assert!(dom.max_depth() as usize > depth / 2);
+            let sums = subtree::summarize(&dom, "example.com");
+            let page_features = features::compute(&dom, &sums);
+            let scores = Model::default_model().score_page(&dom, &page_features);
+            let segmentation =
+                segmentation::segment(&dom, &scores, &page_features.area, &Params::default());
+            let calls = segmentation::with_confident_hidden(&dom, &segmentation, &scores, 0.8);
+            let template_text = segmentation::cleaned_text(&dom, &calls, DEFAULT_THRESHOLD);
+            let context = Context {
+                url: "https://example.com/deep",
+                ..Context::default()
+            };
+            let judgement = content::judge(&dom, &sums, context, &ContentModel::shipped());
+            let content_text = judgement.cleaned_text(&dom);
+            let words = |text: &str| text.split_whitespace().count();
+            let everything = dom::text::readable(&dom, 0..dom.len(), |_| false, usize::MAX);
+            assert_eq!(words(&everything), words_seen);
+            assert!(words(&template_text) <= words_seen);
+            assert!(words(&content_text) <= words_seen);
+            assert_eq!(judgement.content.len(), judgement.blocks.len());
+            assert!(start.elapsed().as_secs() < 60, "bounded work");
+        });
+    }
+}
