@@ -184,12 +184,17 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
     training.insert("pages".into(), examples.len().into());
     training.insert("parameters".into(), parameters(args));
     if args.folds >= 2 {
-        let key = cache_key(&examples, judged_examples, args);
-        let probabilities = match cached(&examples, &key, args.held_out_cache.as_deref()) {
+        // The key is only worth its hashing when there is a cache to check it against.
+        let cache = (args.held_out_cache.as_deref())
+            .map(|path| (path, cache_key(&examples, judged_examples, args)));
+        let kept = cache
+            .as_ref()
+            .and_then(|(path, key)| cached(&examples, key, path));
+        let probabilities = match kept {
             Some(probabilities) => probabilities,
             None => {
                 let probabilities = cross_validate(&examples, judged_examples, args)?;
-                if let Some(path) = &args.held_out_cache {
+                if let Some((path, key)) = cache {
                     let kept = KeptProbabilities { key, probabilities };
                     let json = serde_json::to_string(&kept).unwrap_or_default();
                     std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -730,14 +735,21 @@ fn cache_key(
     judged: &[Example],
     args: &TrainContentArgs,
 ) -> serde_json::Value {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    for example in examples.iter().chain(judged) {
-        hasher.update(example.url.as_bytes());
-        hasher.update(example.site.as_bytes());
+    // What a page is judged from: the rest of it is shared with its judged copy.
+    let hash_judged_part = |hasher: &mut xxhash_rust::xxh3::Xxh3, example: &Example| {
         hasher.update(&(example.rows.len() as u64).to_le_bytes());
         for value in example.rows.iter().flatten() {
             hasher.update(&value.to_bits().to_le_bytes());
         }
+        for inside in example.site_inside.iter().flatten() {
+            hasher.update(&[u8::from(*inside)]);
+        }
+    };
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for example in examples {
+        hasher.update(example.url.as_bytes());
+        hasher.update(example.site.as_bytes());
+        hash_judged_part(&mut hasher, example);
         for words in example.words.iter().chain(example.container_words.iter()) {
             hasher.update(&(words.len() as u64).to_le_bytes());
             for word in words {
@@ -751,8 +763,11 @@ fn cache_key(
         for weight in &example.weights {
             hasher.update(&weight.to_bits().to_le_bytes());
         }
-        for inside in example.site_inside.iter().flatten() {
-            hasher.update(&[u8::from(*inside)]);
+    }
+    // Without --held-out-alone the judged pages are `examples` themselves, hashed above.
+    if args.held_out_alone {
+        for example in judged {
+            hash_judged_part(&mut hasher, example);
         }
     }
     serde_json::json!({
@@ -764,12 +779,7 @@ fn cache_key(
 
 /// The held-out probabilities kept in `path`, when they were written under `key` and hold
 /// one probability per block of every page.
-fn cached(
-    examples: &[Example],
-    key: &serde_json::Value,
-    path: Option<&Path>,
-) -> Option<Vec<Vec<f32>>> {
-    let path = path?;
+fn cached(examples: &[Example], key: &serde_json::Value, path: &Path) -> Option<Vec<Vec<f32>>> {
     let text = std::fs::read_to_string(path).ok()?;
     let KeptProbabilities {
         key: kept_key,

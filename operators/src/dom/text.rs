@@ -232,7 +232,7 @@ fn append_collapsed_ascii(out: &mut String, text: &str, space_pending: &mut bool
 /// Elements that start a new line when rendered (CSS `display: block`, list items, table
 /// rows and cells): their boundaries become line breaks in the cleaned text. Matched as atoms
 /// (one integer comparison each), not as strings: every element of every page is asked, twice.
-pub fn breaks_line(dom: &Dom, i: usize) -> bool {
+pub(crate) fn breaks_line(dom: &Dom, i: usize) -> bool {
     dom.tag(i).is_some_and(tag_breaks_line)
 }
 

@@ -203,11 +203,11 @@ fn keep_data_tables(dom: &Dom, blocks: &Blocks, probability: &[f32], calls: &mut
     }
     // One pass in document order (a parent before its children): each node's nearest
     // enclosing table, as an index into `tables`, and what each table holds.
-    const NONE: u32 = u32::MAX;
-    let mut table = vec![NONE; dom.len()];
+    const NO_TABLE: u32 = u32::MAX;
+    let mut table = vec![NO_TABLE; dom.len()];
     let mut tables: Vec<Table> = Vec::new();
     for i in 0..dom.len() {
-        let outer = dom.parent(i).map_or(NONE, |p| table[p]);
+        let outer = dom.parent(i).map_or(NO_TABLE, |p| table[p]);
         table[i] = outer;
         let Some(tag) = dom.tag(i) else { continue };
         match *tag {
