@@ -94,6 +94,24 @@ fn hidden_tab_panels_are_visible_but_not_what_hides_them() {
 }
 
 #[test]
+fn hidden_accordion_panels_are_visible_but_not_labelled_menus_or_dialogs() {
+    let dom = parse(
+        "<body><h3><button id=q1 aria-controls=a1 aria-expanded=false>Shipping</button></h3>\
+         <div id=a1 role=region aria-labelledby=q1 hidden>Ships in two days.</div>\
+         <dd aria-labelledby=q2 style='display: none'>Returns within a month.</dd>\
+         <div role=menu aria-labelledby=m hidden>Account menu</div>\
+         <div role=dialog aria-labelledby=d hidden>Sign in</div>\
+         <div aria-modal=true aria-labelledby=c style='display:none'>Cookie choices</div>\
+         <div role=region hidden>Unlabelled region</div><div hidden>Plain hidden</div></body>",
+    );
+    let visible: Vec<&str> = (0..dom.len()).filter_map(|i| dom.visible_text(i)).collect();
+    assert_eq!(
+        visible,
+        ["Shipping", "Ships in two days.", "Returns within a month."]
+    );
+}
+
+#[test]
 fn attributes_and_paths() {
     let dom = parse(
         "<body><div id=header class='top  nav'><a href=' /home ' data-x=1>Home</a>\
