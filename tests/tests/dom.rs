@@ -102,7 +102,8 @@ fn hidden_accordion_panels_are_visible_but_not_labelled_menus_or_dialogs() {
          <div role=menu aria-labelledby=m hidden>Account menu</div>\
          <div role=dialog aria-labelledby=d hidden>Sign in</div>\
          <div aria-modal=true aria-labelledby=c style='display:none'>Cookie choices</div>\
-         <div role=region hidden>Unlabelled region</div><div hidden>Plain hidden</div></body>",
+         <div role=region hidden>Unlabelled region</div><div aria-labelledby=' ' hidden>Empty \
+         label</div><div hidden>Plain hidden</div></body>",
     );
     let visible: Vec<&str> = (0..dom.len()).filter_map(|i| dom.visible_text(i)).collect();
     assert_eq!(

@@ -87,7 +87,9 @@ impl Dom {
                             tab_panel = value.trim().eq_ignore_ascii_case("tabpanel");
                             role_other_than_region = !value.trim().eq_ignore_ascii_case("region");
                         }
-                        ref name if &**name == "aria-labelledby" => labelled = true,
+                        ref name if &**name == "aria-labelledby" => {
+                            labelled = !value.trim().is_empty();
+                        }
                         ref name if &**name == "aria-modal" => {
                             element.modal |= value.trim().eq_ignore_ascii_case("true");
                         }
