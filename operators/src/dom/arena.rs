@@ -46,8 +46,8 @@ impl Dom {
     /// The element for a start tag, its kept attribute values added to the arena's tables.
     pub(super) fn add_element(&mut self, tag: LocalName, attrs: &[Attribute<'_>]) -> Element {
         let hidden_by_tag = super::tags::hides_by_tag(&tag);
-        let (mut hidden_by_attribute, mut tab_panel) = (false, false);
-        let (mut role_other_than_region, mut labelled) = (false, false);
+        let (mut hidden_by_attribute, mut labelled) = (false, false);
+        let mut role: Option<&str> = None;
         let dialog = tag == local_name!("dialog");
         let mut element = Element {
             tag,
@@ -83,10 +83,7 @@ impl Dom {
                     match attr.name {
                         local_name!("hidden") => hidden_by_attribute = true,
                         local_name!("style") => hidden_by_attribute |= style_hides(value),
-                        local_name!("role") => {
-                            tab_panel = value.trim().eq_ignore_ascii_case("tabpanel");
-                            role_other_than_region = !value.trim().eq_ignore_ascii_case("region");
-                        }
+                        local_name!("role") => role = Some(value.trim()),
                         ref name if &**name == "aria-labelledby" => {
                             labelled = !value.trim().is_empty();
                         }
@@ -110,7 +107,9 @@ impl Dom {
         // guide's steps, a course's FAQ; 0.97 of such panels' words are gold on WCXB's dev
         // pages). Menus, dialogs, modals and unlabelled disclosures hidden the same way stay
         // hidden: they are labelled by a role of their own or by nothing.
-        let accordion_panel = labelled && !role_other_than_region && !element.modal;
+        let role_is = |name: &str| role.is_some_and(|r| r.eq_ignore_ascii_case(name));
+        let tab_panel = role_is("tabpanel");
+        let accordion_panel = labelled && (role.is_none() || role_is("region")) && !element.modal;
         element.hides_content =
             hidden_by_tag || (hidden_by_attribute && !tab_panel && !accordion_panel);
         element
