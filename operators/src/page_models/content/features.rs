@@ -11,7 +11,8 @@
 //!   ancestors) share its tag and classes — list items, cards, comments,
 //! - its neighbours' text and link density (the blocks before and after it),
 //! - where it is relative to the page's densest text region (the element whose paragraphs
-//!   carry the most non-link text, as Readability scores candidates) and to the first `<h1>`,
+//!   carry the most non-link text, as Readability scores candidates) and to the first `<h1>`:
+//!   before or after it, and how high one climbs from it to a container holding both,
 //! - cues of sectioning tags and of class and id words (`related`, `comment`, `share`,
 //!   `caption`, `byline`, …), inherited from every ancestor,
 //! - page-level cues of the page type: repeated item blocks, prices, forms, the URL's shape,
@@ -88,6 +89,8 @@ pub const NAMES: [&str; COUNT] = [
     "densest_link_density",
     "after_h1",
     "from_h1",
+    "h1_shared_depth",
+    "h1_climb",
     // Cues of tags, classes and ids on the ancestors.
     "cue_main",
     "cue_article",
@@ -132,7 +135,7 @@ pub const NAMES: [&str; COUNT] = [
 ];
 
 /// Number of features in a row.
-pub const COUNT: usize = 81;
+pub const COUNT: usize = 83;
 
 pub type Row = [f32; COUNT];
 
@@ -469,11 +472,13 @@ pub fn compute_for(
         None => (0..0, 0.0, 0.0),
     };
     let densest_nodes = densest.map_or(0..0, |d| dom.subtree(d));
-    let first_h1 = blocks
+    let first_h1_block = blocks
         .owners
         .iter()
-        .position(|&o| dom.tag(o as usize).is_some_and(|t| *t == local_name!("h1")))
-        .map(|b| blocks.stats[b].text_start);
+        .position(|&o| dom.tag(o as usize).is_some_and(|t| *t == local_name!("h1")));
+    let first_h1 = first_h1_block.map(|b| blocks.stats[b].text_start);
+    let h1_owner = first_h1_block.map(|b| blocks.owners[b] as usize);
+    let shared_with_h1 = h1_owner.map(|h1| shared_depths(dom, h1));
 
     let mut rows = Vec::with_capacity(wanted.iter().filter(|&&w| w).count());
     for (b, stats) in blocks.stats.iter().enumerate() {
@@ -597,6 +602,18 @@ pub fn compute_for(
                 put(0.0);
             }
         }
+        match (h1_owner, &shared_with_h1) {
+            (Some(h1), Some(shared)) => {
+                let h1_depth = dom.node(h1).depth.max(1);
+                let common = shared[owner].min(h1_depth);
+                put(common as f32 / h1_depth as f32);
+                put(ln1p(h1_depth - common));
+            }
+            _ => {
+                put(-1.0);
+                put(-1.0);
+            }
+        }
 
         let mask = cues[owner];
         for cue in CUES {
@@ -626,6 +643,29 @@ pub fn compute_for(
         set_containers(&mut rows, scores, wanted);
     }
     rows
+}
+
+/// For every node, the depth of its deepest ancestor-or-self that is also an ancestor-or-self of
+/// `anchor`. A story's paragraphs share a deep container with its headline; a menu meets the
+/// headline only near `<body>`, wherever the two sit in source order. One pass in arena order
+/// (parents come before their children), so deep nesting costs no more than wide pages.
+fn shared_depths(dom: &Dom, anchor: usize) -> Vec<u32> {
+    let n = dom.len();
+    let mut on_path = vec![false; n];
+    let mut node = Some(anchor);
+    while let Some(i) = node {
+        on_path[i] = true;
+        node = dom.parent(i);
+    }
+    let mut shared = vec![0u32; n];
+    for i in 0..n {
+        shared[i] = if on_path[i] {
+            dom.node(i).depth
+        } else {
+            dom.parent(i).map_or(0, |p| shared[p])
+        };
+    }
+    shared
 }
 
 /// The page's mean lexical score, each block weighing its characters: what the page's words
@@ -806,6 +846,25 @@ mod tests {
     }
 
     #[test]
+    fn shared_depth_is_where_a_node_meets_the_anchor() {
+        let dom = dom::parse(
+            "<body><div id=top><h1 id=anchor>Headline</h1><p id=near>Story</p></div>\
+             <footer><p id=far>Footer</p></footer></body>",
+            64,
+        );
+        let find = |id: &str| (0..dom.len()).find(|&i| dom.id(i) == Some(id)).unwrap();
+        let shared = shared_depths(&dom, find("anchor"));
+        let depth = |i: usize| dom.node(i).depth;
+        assert_eq!(shared[find("anchor")], depth(find("anchor")));
+        assert_eq!(shared[find("near")], depth(find("top")));
+        assert_eq!(
+            shared[find("far")],
+            depth(find("top")) - 1,
+            "they meet in <body>"
+        );
+    }
+
+    #[test]
     fn names_are_distinct_and_counted() {
         let mut names = NAMES.to_vec();
         names.sort_unstable();
@@ -858,6 +917,10 @@ mod tests {
         assert!(teaser[feature("log_item_repeat")] > 0.0, "three list items");
         assert_eq!(story[feature("after_h1")], 1.0);
         assert_eq!(menu[feature("after_h1")], 0.0);
+        // The story meets its headline in <article>, the teasers and the menu only in <body>.
+        assert!(story[feature("h1_shared_depth")] > teaser[feature("h1_shared_depth")]);
+        assert!(story[feature("h1_climb")] < teaser[feature("h1_climb")]);
+        assert_eq!(teaser[feature("h1_climb")], menu[feature("h1_climb")]);
         assert_eq!(story[feature("url_has_id")], 1.0);
         assert_eq!(story[feature("site_statistics")], 0.0);
     }
