@@ -477,8 +477,11 @@ pub fn compute_for(
         .iter()
         .position(|&o| dom.tag(o as usize).is_some_and(|t| *t == local_name!("h1")));
     let first_h1 = first_h1_block.map(|b| blocks.stats[b].text_start);
-    let h1_owner = first_h1_block.map(|b| blocks.owners[b] as usize);
-    let shared_with_h1 = h1_owner.map(|h1| shared_depths(dom, h1));
+    // The first <h1>'s depth, and every node's depth where it meets the <h1>.
+    let meets_h1 = first_h1_block.map(|b| {
+        let h1 = blocks.owners[b] as usize;
+        (dom.node(h1).depth.max(1), shared_depths(dom, h1))
+    });
 
     let mut rows = Vec::with_capacity(wanted.iter().filter(|&&w| w).count());
     for (b, stats) in blocks.stats.iter().enumerate() {
@@ -602,14 +605,13 @@ pub fn compute_for(
                 put(0.0);
             }
         }
-        match (h1_owner, &shared_with_h1) {
-            (Some(h1), Some(shared)) => {
-                let h1_depth = dom.node(h1).depth.max(1);
-                let common = shared[owner].min(h1_depth);
-                put(common as f32 / h1_depth as f32);
+        match &meets_h1 {
+            Some((h1_depth, shared)) => {
+                let common = shared[owner].min(*h1_depth);
+                put(common as f32 / *h1_depth as f32);
                 put(ln1p(h1_depth - common));
             }
-            _ => {
+            None => {
                 put(-1.0);
                 put(-1.0);
             }
@@ -648,18 +650,12 @@ pub fn compute_for(
 /// For every node, the depth of its deepest ancestor-or-self that is also an ancestor-or-self of
 /// `anchor`. A story's paragraphs share a deep container with its headline; a menu meets the
 /// headline only near `<body>`, wherever the two sit in source order. One pass in arena order
-/// (parents come before their children), so deep nesting costs no more than wide pages.
+/// (parents come before their children), so deep nesting costs no more than wide pages; a node
+/// is an ancestor-or-self of `anchor` when its subtree's range holds it.
 fn shared_depths(dom: &Dom, anchor: usize) -> Vec<u32> {
-    let n = dom.len();
-    let mut on_path = vec![false; n];
-    let mut node = Some(anchor);
-    while let Some(i) = node {
-        on_path[i] = true;
-        node = dom.parent(i);
-    }
-    let mut shared = vec![0u32; n];
-    for i in 0..n {
-        shared[i] = if on_path[i] {
+    let mut shared = vec![0u32; dom.len()];
+    for i in 0..dom.len() {
+        shared[i] = if dom.subtree(i).contains(&anchor) {
             dom.node(i).depth
         } else {
             dom.parent(i).map_or(0, |p| shared[p])
