@@ -10,10 +10,13 @@
 //! Hosts are split into `--folds` folds by a hash of the host: each fold's pages are judged by
 //! a model fitted on the other folds only, and the report (per source and page type: micro and
 //! macro token F1 of the cleaned text, gold lost, pages emptied) is over those held-out calls.
+//! With `--hold-out-sources` each data set is a fold instead, judged by a model fitted on the
+//! other data sets (less any page of a host it shares with them): how the model meets pages
+//! gathered and labelled by people it never learned from.
 //! The model written is then fitted on every page. The same input and parameters give the same
 //! model, byte for byte: the trees are fitted single-threaded with a fixed seed.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -27,7 +30,9 @@ use stencil_operators::dom::Dom;
 use stencil_operators::inventory::{self, Inventory, Share};
 use stencil_operators::page_models::content::align::{block_gold, BlockGold, TokenOverlap};
 use stencil_operators::page_models::content::containers;
-use stencil_operators::page_models::content::features::{set_containers, set_lexical, Row, COUNT};
+use stencil_operators::page_models::content::features::{
+    set_containers, set_lexical, Row, COUNT, NAMES,
+};
 use stencil_operators::page_models::content::forest::{ContentModel, Tree};
 use stencil_operators::page_models::content::lexicon::{block_words, Lexicon};
 use stencil_operators::page_models::content::{self, Blocks, Context, Rule};
@@ -118,6 +123,17 @@ pub struct TrainContentArgs {
     /// alike), the scales averaging 1 over the pages.
     #[arg(long, default_value_t = 0.0)]
     pub balance_groups: f64,
+    /// Hold out one data set at a time instead of hash-dealt hosts: each source's pages are
+    /// judged by a model fitted on the other sources only (less any page of a host the held-out
+    /// source also has), as a model meets pages gathered and labelled by people it never
+    /// learned from. `--folds` and `--fold-seed` then go unused.
+    #[arg(long)]
+    pub hold_out_sources: bool,
+    /// Fit without these features (comma-separated names of `docs/model.md`'s list): their
+    /// columns are left constant, so no tree splits on them. For measuring what a feature is
+    /// worth; the model's rows keep their layout.
+    #[arg(long, value_delimiter = ',')]
+    pub without_features: Vec<String>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -183,7 +199,7 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
     let mut training = serde_json::Map::new();
     training.insert("pages".into(), examples.len().into());
     training.insert("parameters".into(), parameters(args));
-    if args.folds >= 2 {
+    if args.folds >= 2 || args.hold_out_sources {
         // The key is only worth its hashing when there is a cache to check it against.
         let cache = (args.held_out_cache.as_deref())
             .map(|path| (path, cache_key(&examples, judged_examples, args)));
@@ -213,13 +229,19 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
                 judged_pages.push(judged(example, &sums, probability, rule));
             }
         }
+        let how = if args.hold_out_sources {
+            "by source, hosts disjoint"
+        } else {
+            "host-disjoint"
+        };
         let shipped = Rule::ALL
             .iter()
             .position(|&r| r == Rule::default())
             .unwrap_or(0);
         for (judged_pages, rule) in by_rule.iter().zip(Rule::ALL) {
             if rule != Rule::default() {
-                let table = Report::of(&examples, judged_pages).table_for(&format!("{rule:?}"));
+                let table =
+                    Report::of(&examples, judged_pages).table_for(how, &format!("{rule:?}"));
                 print!("{table}");
             }
         }
@@ -227,7 +249,7 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
         let report = Report::of(&examples, &held_out);
         print!(
             "{}",
-            report.table_for(&format!("{:?} (shipped)", Rule::default()))
+            report.table_for(how, &format!("{:?} (shipped)", Rule::default()))
         );
         if let Some(dir) = &args.predictions {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -275,6 +297,8 @@ fn parameters(args: &TrainContentArgs) -> serde_json::Value {
         "label_share": args.label_share,
         "equal_pages": !args.long_pages_weigh_more,
         "balance_groups": args.balance_groups,
+        "hold_out_sources": args.hold_out_sources,
+        "without_features": args.without_features,
     })
 }
 
@@ -435,6 +459,59 @@ fn without_site_evidence(example: &Example) -> Example {
     }
 }
 
+/// How the held-out report deals pages to folds.
+#[derive(Clone, Copy)]
+enum Folds {
+    /// By a seeded hash of the host, into this many folds.
+    Hosts { folds: usize, seed: u64 },
+    /// One fold per source (data set).
+    Sources,
+}
+
+impl Folds {
+    fn of(args: &TrainContentArgs) -> Folds {
+        if args.hold_out_sources {
+            Folds::Sources
+        } else {
+            Folds::Hosts {
+                folds: args.folds,
+                seed: args.fold_seed,
+            }
+        }
+    }
+
+    /// Each page's fold, from its (source, host): its host's hash fold, or its source's rank
+    /// among the sources (sorted, so the folds do not depend on the pages' order).
+    fn deal(self, pages: &[(&str, &str)]) -> Vec<usize> {
+        match self {
+            Folds::Hosts { folds, seed } => (pages.iter())
+                .map(|&(_, site)| fold_of(site, folds, seed))
+                .collect(),
+            Folds::Sources => {
+                let sources: BTreeMap<&str, usize> = (pages.iter())
+                    .map(|&(source, _)| (source, 0))
+                    .collect::<BTreeMap<_, _>>()
+                    .into_keys()
+                    .enumerate()
+                    .map(|(rank, source)| (source, rank))
+                    .collect();
+                pages.iter().map(|&(source, _)| sources[source]).collect()
+            }
+        }
+    }
+}
+
+/// The pages `fold` holds out, and the pages its model is fitted on: every other page but
+/// those of a host the held-out pages have (a host may appear in two sources).
+fn split(fold: usize, folds: &[usize], pages: &[(&str, &str)]) -> (Vec<usize>, Vec<usize>) {
+    let (held, train): (Vec<usize>, Vec<usize>) = (0..folds.len()).partition(|&p| folds[p] == fold);
+    let held_sites: HashSet<&str> = held.iter().map(|&p| pages[p].1).collect();
+    let train = (train.into_iter())
+        .filter(|&p| !held_sites.contains(pages[p].1))
+        .collect();
+    (held, train)
+}
+
 fn fold_of(site: &str, folds: usize, seed: u64) -> usize {
     (xxh3_64_with_seed(site.as_bytes(), seed) % folds as u64) as usize
 }
@@ -558,6 +635,7 @@ fn fit(
             );
         }
     }
+    let unused = unused_features(args)?;
     let rows: usize = pages.iter().map(|&p| examples[p].rows.len()).sum();
     let mut columns = vec![0f64; rows * COUNT];
     let mut y = Vec::with_capacity(rows);
@@ -569,7 +647,9 @@ fn fit(
         let page_rows = rows_with_scores(example, scores, names);
         for ((row, label), &w) in page_rows.iter().zip(&example.labels).zip(&example.weights) {
             for (f, &value) in row.iter().enumerate() {
-                columns[f * rows + r] = f64::from(value);
+                if !unused[f] {
+                    columns[f * rows + r] = f64::from(value);
+                }
             }
             y.push(f64::from(u8::from(label.share() >= args.label_share)));
             weight.push(w);
@@ -603,6 +683,17 @@ fn fit(
     model.lexicon = fit_lexicon(examples, pages, args);
     model.containers = fit_containers(examples, pages, args);
     Ok(model)
+}
+
+/// Which features `--without-features` leaves out of the fit.
+fn unused_features(args: &TrainContentArgs) -> Result<[bool; COUNT], String> {
+    let mut unused = [false; COUNT];
+    for name in &args.without_features {
+        let f = (NAMES.iter().position(|n| n == name))
+            .ok_or_else(|| format!("--without-features: no feature is named {name}"))?;
+        unused[f] = true;
+    }
+    Ok(unused)
 }
 
 /// forust's tree in the shipped form (`content::forest::Tree`).
@@ -815,11 +906,26 @@ fn cross_validate(
     args: &TrainContentArgs,
 ) -> Result<Vec<Vec<f32>>, String> {
     let mut out: Vec<Option<Vec<f32>>> = (0..examples.len()).map(|_| None).collect();
-    for fold in 0..args.folds {
-        let (held, train): (Vec<usize>, Vec<usize>) = (0..examples.len())
-            .partition(|&p| fold_of(&examples[p].site, args.folds, args.fold_seed) == fold);
+    let pages: Vec<(&str, &str)> = (examples.iter())
+        .map(|e| (e.source.as_str(), e.site.as_str()))
+        .collect();
+    let folds = Folds::of(args).deal(&pages);
+    for fold in 0..folds.iter().max().map_or(0, |&f| f + 1) {
+        let (held, train) = split(fold, &folds, &pages);
         if held.is_empty() {
             continue;
+        }
+        if train.is_empty() {
+            return Err(format!(
+                "fold {fold} ({}) leaves no page to fit on: the held-out report needs pages \
+                 of another {}",
+                examples[held[0]].source,
+                if args.hold_out_sources {
+                    "source"
+                } else {
+                    "host"
+                }
+            ));
         }
         let model = fit(examples, &train, args)?;
         eprintln!(
@@ -899,9 +1005,10 @@ impl Report {
         Report { groups }
     }
 
-    fn table_for(&self, rule: &str) -> String {
+    /// The report of rule `rule` over pages held out `how`.
+    fn table_for(&self, how: &str, rule: &str) -> String {
         let mut out = format!(
-            "held out (host-disjoint), {rule}\n{:<30} pages  micro P  micro R  micro F1  macro F1  gold lost  emptied\n",
+            "held out ({how}), {rule}\n{:<30} pages  micro P  micro R  micro F1  macro F1  gold lost  emptied\n",
             "group"
         );
         for (name, f) in &self.groups {
@@ -958,5 +1065,32 @@ mod tests {
             .filter(|s| fold_of(s, 5, 1) != fold_of(s, 5, 0))
             .count();
         assert!(moved > 0, "another seed deals hosts anew");
+    }
+
+    #[test]
+    fn a_held_out_source_is_judged_by_a_model_that_never_saw_its_hosts() {
+        let pages = [
+            ("wcxb", "a.com"),
+            ("dragnet", "b.com"),
+            ("wcxb", "b.com"),
+            ("dragnet", "c.com"),
+            ("l3s", "d.com"),
+        ];
+        let folds = Folds::Sources.deal(&pages);
+        // Sources in sorted order: dragnet 0, l3s 1, wcxb 2.
+        assert_eq!(folds, vec![2, 0, 2, 0, 1]);
+        let (held, train) = split(0, &folds, &pages);
+        assert_eq!(held, vec![1, 3]);
+        // b.com's wcxb page is left out of the fit that judges dragnet's b.com page.
+        assert_eq!(train, vec![0, 4]);
+        let (held, train) = split(2, &folds, &pages);
+        assert_eq!((held, train), (vec![0, 2], vec![3, 4]));
+        // By hosts, a host's pages share a fold, and the fit holds every other page.
+        let folds = Folds::Hosts { folds: 3, seed: 0 }.deal(&pages);
+        assert_eq!(folds[1], folds[2]);
+        for fold in 0..3 {
+            let (held, train) = split(fold, &folds, &pages);
+            assert_eq!(held.len() + train.len(), pages.len());
+        }
     }
 }

@@ -6,6 +6,7 @@ mod common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::Output;
 
 use common::{check, crawl, scratch, stencil};
 
@@ -79,26 +80,53 @@ fn gold_crawl_of(dir: &Path, pages: usize) -> (PathBuf, PathBuf) {
 }
 
 fn train(warc: &Path, manifest: &Path, out: &Path, extra: &[&str]) -> String {
-    check(
-        stencil()
-            .arg("train-content")
-            .arg(warc)
-            .arg("--gold")
-            .arg(manifest)
-            .arg("--out")
-            .arg(out)
-            .args([
-                "--iterations",
-                "60",
-                "--learning-rate",
-                "0.3",
-                "--min-leaf-weight",
-                "1",
-            ])
-            .args(extra)
-            .output()
-            .unwrap(),
-    )
+    check(train_content(warc, manifest, out, extra))
+}
+
+/// `train-content --no-model`'s log and held-out report (`--report`).
+fn held_out_report(
+    dir: &Path,
+    warc: &Path,
+    manifest: &Path,
+    extra: &[&str],
+) -> (String, serde_json::Value) {
+    let report = dir.join("report.json");
+    let log = train(
+        warc,
+        manifest,
+        &dir.join("unused.json"),
+        &[&["--no-model", "--report", report.to_str().unwrap()], extra].concat(),
+    );
+    let report = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    (log, report)
+}
+
+/// What `train-content` says when it refuses to run.
+fn refused(warc: &Path, manifest: &Path, out: &Path, extra: &[&str]) -> String {
+    let out = train_content(warc, manifest, out, extra);
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn train_content(warc: &Path, manifest: &Path, out: &Path, extra: &[&str]) -> Output {
+    stencil()
+        .arg("train-content")
+        .arg(warc)
+        .arg("--gold")
+        .arg(manifest)
+        .arg("--out")
+        .arg(out)
+        .args([
+            "--iterations",
+            "60",
+            "--learning-rate",
+            "0.3",
+            "--min-leaf-weight",
+            "1",
+        ])
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -220,25 +248,8 @@ fn held_out_pages_can_be_judged_as_if_their_crawl_held_them_alone() {
     let dir = scratch("held-out-alone");
     let (warc, manifest) = gold_crawl_of(&dir, 6);
     let figures = |extra: &[&str]| {
-        let report = dir.join("report.json");
-        let log = train(
-            &warc,
-            &manifest,
-            &dir.join("unused.json"),
-            &[
-                &[
-                    "--folds",
-                    "3",
-                    "--no-model",
-                    "--report",
-                    report.to_str().unwrap(),
-                ],
-                extra,
-            ]
-            .concat(),
-        );
-        let report: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let (log, report) =
+            held_out_report(&dir, &warc, &manifest, &[&["--folds", "3"], extra].concat());
         (log, report["all"]["macro_f1"].as_f64().unwrap())
     };
     // One cache file for both modes: it must never serve one mode's probabilities to the other.
@@ -266,6 +277,96 @@ fn held_out_pages_can_be_judged_as_if_their_crawl_held_them_alone() {
     // synthetic stories are still told from the menus and related lists by their own text.
     assert!(with_evidence > 0.95, "held-out macro F1 {with_evidence}");
     assert!(alone > 0.95, "held-out macro F1 alone {alone}");
+}
+
+#[test]
+fn each_source_can_be_judged_by_a_model_fitted_on_the_others() {
+    let dir = scratch("hold-out-sources");
+    let (warc, manifest) = gold_crawl(&dir);
+    // Two data sets: hosts 0–5 and 6–11, the articles and listings of each.
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let relabelled: String = text
+        .lines()
+        .map(|line| {
+            let host: Option<u32> = (line.split("://site").nth(1))
+                .and_then(|rest| rest.split('.').next())
+                .and_then(|h| h.parse().ok());
+            match host {
+                Some(h) => line.replace(
+                    "\tsynthetic\t",
+                    if h < 6 { "\tfirst\t" } else { "\tsecond\t" },
+                ),
+                None => line.to_string(),
+            }
+        })
+        .map(|line| line + "\n")
+        .collect();
+    let two = dir.join("two.tsv");
+    std::fs::write(&two, relabelled).unwrap();
+    let (log, report) = held_out_report(&dir, &warc, &two, &["--hold-out-sources"]);
+    // first is fold 0, second fold 1: 24 pages each, fitted on the other's 24.
+    assert!(
+        log.contains("fold 0: 24 pages held out, fitted on 24"),
+        "{log}"
+    );
+    assert!(
+        log.contains("fold 1: 24 pages held out, fitted on 24"),
+        "{log}"
+    );
+    for source in ["first", "second"] {
+        assert_eq!(report[source]["pages"], 24);
+        let macro_f1 = report[source]["macro_f1"].as_f64().unwrap();
+        assert!(macro_f1 > 0.9, "{source} held out: macro F1 {macro_f1}");
+    }
+
+    // One source alone leaves nothing to fit on: an error that says so, not a model of nothing.
+    let nowhere = dir.join("unused.json");
+    let stderr = refused(
+        &warc,
+        &manifest,
+        &nowhere,
+        &["--hold-out-sources", "--no-model"],
+    );
+    assert!(stderr.contains("leaves no page to fit on"), "{stderr}");
+
+    // --without-features: a feature left out is never split on; a name that is no feature is
+    // refused.
+    let model = dir.join("without.json");
+    train(
+        &warc,
+        &manifest,
+        &model,
+        &["--folds", "0", "--without-features", "log_chars,tag_p"],
+    );
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let features: Vec<&str> = (model["features"].as_array().unwrap().iter())
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let unused = [
+        features.iter().position(|&f| f == "log_chars").unwrap(),
+        features.iter().position(|&f| f == "tag_p").unwrap(),
+    ];
+    let mut splits = 0;
+    for tree in model["trees"].as_array().unwrap() {
+        let leaf = tree["leaf"].as_array().unwrap();
+        let feature = tree["feature"].as_array().unwrap();
+        for (is_leaf, f) in leaf.iter().zip(feature) {
+            if is_leaf == false {
+                splits += 1;
+                let f = f.as_u64().unwrap() as usize;
+                assert!(!unused.contains(&f), "a split on {}", features[f]);
+            }
+        }
+    }
+    assert!(splits > 0, "the trees split on the other features");
+    let stderr = refused(
+        &warc,
+        &manifest,
+        &nowhere,
+        &["--folds", "0", "--without-features", "log_charz"],
+    );
+    assert!(stderr.contains("no feature is named log_charz"), "{stderr}");
 }
 
 #[test]
