@@ -284,7 +284,7 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
 }
 
 fn parameters(args: &TrainContentArgs) -> serde_json::Value {
-    serde_json::json!({
+    let mut parameters = serde_json::json!({
         "folds": args.folds,
         "fold_seed": args.fold_seed,
         "iterations": args.iterations,
@@ -297,9 +297,16 @@ fn parameters(args: &TrainContentArgs) -> serde_json::Value {
         "label_share": args.label_share,
         "equal_pages": !args.long_pages_weigh_more,
         "balance_groups": args.balance_groups,
-        "hold_out_sources": args.hold_out_sources,
-        "without_features": args.without_features,
-    })
+    });
+    // Named only when used, so that the shipped model's file, which records these parameters,
+    // is the same byte for byte as before the options existed.
+    if args.hold_out_sources {
+        parameters["hold_out_sources"] = true.into();
+    }
+    if !args.without_features.is_empty() {
+        parameters["without_features"] = args.without_features.clone().into();
+    }
+    parameters
 }
 
 fn read_manifest(path: &Path) -> Result<HashMap<String, GoldEntry>, String> {

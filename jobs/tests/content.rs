@@ -347,6 +347,14 @@ fn each_source_can_be_judged_by_a_model_fitted_on_the_others() {
         features.iter().position(|&f| f == "log_chars").unwrap(),
         features.iter().position(|&f| f == "tag_p").unwrap(),
     ];
+    // The fit records what it left out; a fit without the option records nothing of it, so
+    // the shipped model's file stays as it was before the option existed.
+    let parameters = &model["training"]["parameters"];
+    assert_eq!(
+        parameters["without_features"],
+        serde_json::json!(["log_chars", "tag_p"])
+    );
+    assert!(parameters.get("hold_out_sources").is_none(), "{parameters}");
     let mut splits = 0;
     for tree in model["trees"].as_array().unwrap() {
         let leaf = tree["leaf"].as_array().unwrap();
