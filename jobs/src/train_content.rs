@@ -173,6 +173,8 @@ struct GoldEntry {
 }
 
 pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
+    // A misspelt feature is refused before minutes of reading, not at the first fit.
+    unused_features(args)?;
     let gold = read_manifest(&args.gold)?;
     let inputs = files::collect(&args.paths)?;
     let examples = load(&inputs, &gold, args)?;
@@ -229,11 +231,7 @@ pub fn run(args: &TrainContentArgs) -> Result<ExitCode, String> {
                 judged_pages.push(judged(example, &sums, probability, rule));
             }
         }
-        let how = if args.hold_out_sources {
-            "by source, hosts disjoint"
-        } else {
-            "host-disjoint"
-        };
+        let how = Folds::of(args).how();
         let shipped = Rule::ALL
             .iter()
             .position(|&r| r == Rule::default())
@@ -484,6 +482,22 @@ impl Folds {
                 folds: args.folds,
                 seed: args.fold_seed,
             }
+        }
+    }
+
+    /// How the pages were held out, as the report's header says it.
+    fn how(self) -> &'static str {
+        match self {
+            Folds::Hosts { .. } => "host-disjoint",
+            Folds::Sources => "by source, hosts disjoint",
+        }
+    }
+
+    /// What a fold holds: the other pages a fit needs are of another one of these.
+    fn unit(self) -> &'static str {
+        match self {
+            Folds::Hosts { .. } => "host",
+            Folds::Sources => "source",
         }
     }
 
@@ -916,7 +930,8 @@ fn cross_validate(
     let pages: Vec<(&str, &str)> = (examples.iter())
         .map(|e| (e.source.as_str(), e.site.as_str()))
         .collect();
-    let folds = Folds::of(args).deal(&pages);
+    let dealing = Folds::of(args);
+    let folds = dealing.deal(&pages);
     for fold in 0..folds.iter().max().map_or(0, |&f| f + 1) {
         let (held, train) = split(fold, &folds, &pages);
         if held.is_empty() {
@@ -927,11 +942,7 @@ fn cross_validate(
                 "fold {fold} ({}) leaves no page to fit on: the held-out report needs pages \
                  of another {}",
                 examples[held[0]].source,
-                if args.hold_out_sources {
-                    "source"
-                } else {
-                    "host"
-                }
+                dealing.unit()
             ));
         }
         let model = fit(examples, &train, args)?;
