@@ -16,7 +16,7 @@
 //! The model written is then fitted on every page. The same input and parameters give the same
 //! model, byte for byte: the trees are fitted single-threaded with a fixed seed.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -509,14 +509,11 @@ impl Folds {
                 .map(|&(_, site)| fold_of(site, folds, seed))
                 .collect(),
             Folds::Sources => {
-                let sources: BTreeMap<&str, usize> = (pages.iter())
-                    .map(|&(source, _)| (source, 0))
-                    .collect::<BTreeMap<_, _>>()
-                    .into_keys()
-                    .enumerate()
+                let sorted: BTreeSet<&str> = pages.iter().map(|&(source, _)| source).collect();
+                let rank: HashMap<&str, usize> = (sorted.into_iter().enumerate())
                     .map(|(rank, source)| (source, rank))
                     .collect();
-                pages.iter().map(|&(source, _)| sources[source]).collect()
+                pages.iter().map(|&(source, _)| rank[source]).collect()
             }
         }
     }
