@@ -89,9 +89,11 @@ fn tune_allocator() {
 }
 
 /// The largest block glibc serves from its heap rather than by a mapping of its own (its
-/// default is 128 KB; zstd's contexts for Parquet's pages are a few megabytes at most).
+/// default is 128 KB; zstd's contexts for Parquet's pages are a few megabytes at most). 32 MB
+/// stays within the limit some glibc versions set (half a thread heap's 64 MB; 2.36 takes
+/// more), so the call is not refused anywhere.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-const C_HEAP_LARGEST: libc::c_int = 64 << 20;
+const C_HEAP_LARGEST: libc::c_int = 32 << 20;
 /// Free memory at the top of glibc's heap kept rather than handed back to the kernel.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const C_HEAP_KEPT: libc::c_int = 512 << 20;
