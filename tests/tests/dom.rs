@@ -113,6 +113,28 @@ fn hidden_accordion_panels_are_visible_but_not_labelled_menus_or_dialogs() {
 }
 
 #[test]
+fn inside_subtrees_marks_each_root_and_what_is_below_it_only() {
+    let dom = parse(
+        "<body><nav><a href=/>home</a></nav><main><p>text</p></main><footer>f</footer></body>",
+    );
+    let nav = find(&dom, "nav")[0];
+    let footer = find(&dom, "footer")[0];
+    // A root inside another, and one past the end of the arena, change nothing.
+    let inside = dom.inside_subtrees(&[
+        nav as u32,
+        find(&dom, "a")[0] as u32,
+        footer as u32,
+        u32::MAX,
+    ]);
+    for (i, &is_inside) in inside.iter().enumerate() {
+        let expected = dom.subtree(nav).contains(&i) || dom.subtree(footer).contains(&i);
+        assert_eq!(is_inside, expected, "node {i} ({:?})", dom.tag(i));
+    }
+    assert!(!inside[find(&dom, "p")[0]]);
+    assert_eq!(inside, dom.inside_marked(|i| i == nav || i == footer));
+}
+
+#[test]
 fn attributes_and_paths() {
     let dom = parse(
         "<body><div id=header class='top  nav'><a href=' /home ' data-x=1>Home</a>\

@@ -22,8 +22,6 @@ use stencil_operators::site::site_level::{
     self, BottomK, Fingerprints, HostModel, PageFingerprints, Params,
 };
 
-use crate::run::page::inside_roots;
-
 /// Pages ETDM's stand-in template is built from: the key page and the pages it is mapped onto.
 const ETDM_PAGES: usize = 4;
 /// Of the `ETDM_PAGES - 1` pages mapped, how many must share a node for it to be template.
@@ -572,8 +570,8 @@ fn embedding_agreement<P: Labelled>(
                 continue;
             };
             let (m, e) = (
-                inside_roots(&doms[k], &mapped),
-                inside_roots(&doms[k], &embedded),
+                doms[k].inside_subtrees(&mapped),
+                doms[k].inside_subtrees(&embedded),
             );
             let mut same = true;
             for (i, sum) in sums[k].iter().enumerate() {

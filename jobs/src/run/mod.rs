@@ -1035,7 +1035,7 @@ fn finish(kept: Kept, roots: Option<Vec<u32>>, scorer: &Scorer, job: &Job) -> Fi
     let warc_file = &job.names[meta.file as usize];
     let done = contain("features", || {
         crate::crash::enter("features", &meta.url);
-        let inside = roots.map(|roots| page::inside_roots(&dom, &roots));
+        let inside = roots.map(|roots| dom.inside_subtrees(&roots));
         let analysis = page::analyse(
             &dom,
             &sums,

@@ -134,20 +134,6 @@ pub fn analyse(
     }
 }
 
-/// Whether each node lies inside one of the template roots (node indices) of a page.
-pub fn inside_roots(dom: &Dom, roots: &[u32]) -> Vec<bool> {
-    let mut inside = vec![false; dom.len()];
-    for &root in roots {
-        let root = root as usize;
-        if root < dom.len() && !inside[root] {
-            for slot in &mut inside[dom.subtree(root)] {
-                *slot = true;
-            }
-        }
-    }
-    inside
-}
-
 /// The `segments` rows of one page: one per section.
 pub fn segment_rows(
     url: &Arc<str>,

@@ -222,6 +222,19 @@ impl Dom {
         inside
     }
 
+    /// Whether each node is one of `roots` (node indices; any past the end are ignored) or
+    /// inside one: each root's subtree is a range of the arena, so no walk is needed.
+    pub fn inside_subtrees(&self, roots: &[u32]) -> Vec<bool> {
+        let mut inside = vec![false; self.len()];
+        for &root in roots {
+            let root = root as usize;
+            if root < self.len() && !inside[root] {
+                inside[self.subtree(root)].fill(true);
+            }
+        }
+        inside
+    }
+
     pub fn children(&self, i: usize) -> Children<'_> {
         let first = if self.nodes[i].end as usize > i + 1 {
             (i + 1) as u32
