@@ -4,8 +4,9 @@
 //! Every worker reads its share of the files twice:
 //! 1. **Statistics.** Each page is parsed where it is read; the worker keeps a bottom-k sample
 //!    of each host's pages (their fingerprints only) and hands the samples to the
-//!    [`dataflow::learn`] dataflow, which counts fingerprints by (host, fingerprint) across all
-//!    workers and sends each worker the models of the hosts it holds pages of.
+//!    [`dataflow::learn`] dataflow, which sizes every host's sample, counts the fingerprints of
+//!    the hosts with enough sampled pages for labels by (host, fingerprint) across all workers,
+//!    and sends each worker the models of the hosts it holds pages of.
 //! 2. **Labelling.** Each page is parsed again and labelled locally against its host's model;
 //!    `training` rows stream to the worker's part file, and the findings for `site_templates`
 //!    and `hosts` are gathered by [`dataflow::gather`].

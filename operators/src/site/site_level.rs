@@ -152,6 +152,11 @@ impl BottomK {
         self.pages.is_empty()
     }
 
+    /// The sampled pages' URL keys in order.
+    pub fn keys(&self) -> impl Iterator<Item = u64> + '_ {
+        self.pages.keys().copied()
+    }
+
     /// The sampled pages in key order.
     pub fn into_pages(self) -> impl Iterator<Item = (u64, Vec<u64>)> {
         self.pages.into_iter()
@@ -178,7 +183,8 @@ pub struct HostModel {
     pub min_count: u32,
     /// The largest [`url_key`] in the sample: a page is sampled iff its key is at most this.
     pub sample_max_key: u64,
-    /// Page counts of the fingerprints on at least [`Fingerprints::keep_from`] sampled pages.
+    /// Page counts of the fingerprints on at least [`Fingerprints::keep_from`] sampled pages;
+    /// none for a host without labels, which nothing asks about.
     pub counts: HashMap<u64, u32>,
 }
 
@@ -248,11 +254,12 @@ pub fn learn(
             }
             let min_count = params.min_count(pages_sampled);
             let keep = kind.keep_from(min_count);
-            counts.retain(|_, c| *c >= keep);
+            let labelled = pages_sampled >= params.min_host_pages;
+            counts.retain(|_, c| labelled && *c >= keep);
             let model = HostModel {
                 pages,
                 pages_sampled,
-                labelled: pages_sampled >= params.min_host_pages,
+                labelled,
                 min_count,
                 sample_max_key,
                 counts,
