@@ -206,6 +206,50 @@ fn same_tables_whatever_the_workers(
     reference
 }
 
+/// Whether a host has enough pages for labels (`--min-host-pages`, 5) is decided by its pages
+/// on all workers together, before any fingerprint is counted: with one file per worker, no
+/// worker holds more than one page of a host of 5, and that host is labelled all the same,
+/// while one of 4 pages is not.
+#[test]
+fn a_host_is_labelled_by_its_pages_on_every_worker_together() {
+    let dir = scratch("labelled-together");
+    let mut pages = synth::crawl(2, 5, 3);
+    // Pages alternate between the two hosts: drop the second host's last page.
+    pages.pop();
+    let host_of = |page: &synth::SynthPage| page.url.split('/').nth(2).unwrap().to_string();
+    let four = host_of(&pages[1]);
+    let five = host_of(&pages[0]);
+    let files = crawl_of(&dir, 5, pages);
+    let one = dir.join("w1");
+    site(&files, &one, &["-w", "1"]);
+    let reference = tables(&one);
+    let row = |host: &str| {
+        let site = host.trim_start_matches("www.");
+        reference["hosts"]
+            .iter()
+            .find(|row| row.starts_with(&format!("{site}\t")))
+            .cloned()
+            .unwrap_or_else(|| panic!("no row of {site}: {:#?}", reference["hosts"]))
+    };
+    assert!(row(&five).contains("\t5\t5\ttrue\t"), "{}", row(&five));
+    assert!(
+        row(&four).contains("\t4\t4\tfalse\ttoo_few_pages"),
+        "{}",
+        row(&four)
+    );
+    let five_site = five.trim_start_matches("www.");
+    assert!(
+        reference["site_templates"]
+            .iter()
+            .any(|r| r.starts_with(&format!("{five_site}\t"))),
+        "{:#?}",
+        reference["site_templates"]
+    );
+    let spread = dir.join("w5");
+    site(&files, &spread, &["-w", "5"]);
+    assert_same_tables(&tables(&spread), &reference, "-w 5 against -w 1");
+}
+
 #[test]
 fn kolcz_labels_keep_confident_blocks_only() {
     let dir = scratch("kolcz");
