@@ -53,6 +53,8 @@ pub fn learn(
     params: Params,
     kind: Fingerprints,
 ) -> HashMap<String, HostModel> {
+    // Hosts travel as 64-bit hashes: sorting and joining on a u64 instead of a string is what
+    // makes these dataflows cheap, and every worker maps the hashes of its own hosts back.
     let names = host_names(&local.pages);
     let mut models: HashMap<String, HostModel> = HashMap::new();
     // Per labelled host this worker holds: its key, the fewest sample pages a fingerprint must
