@@ -216,15 +216,18 @@ fn a_host_is_labelled_by_its_pages_on_every_worker_together() {
     let mut pages = synth::crawl(2, 5, 3);
     // Pages alternate between the two hosts: drop the second host's last page.
     pages.pop();
-    let host_of = |page: &synth::SynthPage| page.url.split('/').nth(2).unwrap().to_string();
-    let four = host_of(&pages[1]);
-    let five = host_of(&pages[0]);
+    // Rows name a host by its site: without the `www.` of the synthetic URLs.
+    let site_of = |page: &synth::SynthPage| {
+        let host = page.url.split('/').nth(2).unwrap();
+        host.trim_start_matches("www.").to_string()
+    };
+    let four = site_of(&pages[1]);
+    let five = site_of(&pages[0]);
     let files = crawl_of(&dir, 5, pages);
     let one = dir.join("w1");
     site(&files, &one, &["-w", "1"]);
     let reference = tables(&one);
-    let row = |host: &str| {
-        let site = host.trim_start_matches("www.");
+    let row = |site: &str| {
         reference["hosts"]
             .iter()
             .find(|row| row.starts_with(&format!("{site}\t")))
@@ -237,11 +240,10 @@ fn a_host_is_labelled_by_its_pages_on_every_worker_together() {
         "{}",
         row(&four)
     );
-    let five_site = five.trim_start_matches("www.");
     assert!(
         reference["site_templates"]
             .iter()
-            .any(|r| r.starts_with(&format!("{five_site}\t"))),
+            .any(|r| r.starts_with(&format!("{five}\t"))),
         "{:#?}",
         reference["site_templates"]
     );

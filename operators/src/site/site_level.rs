@@ -243,19 +243,23 @@ pub fn learn(
     hosts
         .into_iter()
         .map(|(host, (pages, sample))| {
-            let mut counts: HashMap<u64, u32> = HashMap::new();
             let pages_sampled = sample.len() as u32;
+            let labelled = pages_sampled >= params.min_host_pages;
+            let mut counts: HashMap<u64, u32> = HashMap::new();
             let mut sample_max_key = 0;
             for (key, fingerprints) in sample.into_pages() {
                 sample_max_key = key;
-                for fingerprint in fingerprints {
-                    *counts.entry(fingerprint).or_default() += 1;
+                // A host without labels keeps no counts (nothing asks about them), as in
+                // `run`'s dataflow, which does not count them either.
+                if labelled {
+                    for fingerprint in fingerprints {
+                        *counts.entry(fingerprint).or_default() += 1;
+                    }
                 }
             }
             let min_count = params.min_count(pages_sampled);
             let keep = kind.keep_from(min_count);
-            let labelled = pages_sampled >= params.min_host_pages;
-            counts.retain(|_, c| labelled && *c >= keep);
+            counts.retain(|_, c| *c >= keep);
             let model = HostModel {
                 pages,
                 pages_sampled,
