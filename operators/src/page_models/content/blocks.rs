@@ -233,16 +233,18 @@ fn measure(text: &str) -> Measure {
     let mut m = Measure::default();
     let mut previous = Byte::Space;
     let mut in_word = false;
+    let mut unspaced_run = 0u32;
     for unit in text_units(text) {
-        let (class, capital) = match unit {
+        let (class, capital, unspaced) = match unit {
             TextUnit::Ascii(b) => {
                 let class = BYTES[usize::from(b)];
-                (class, class == Byte::Capital)
+                (class, class == Byte::Capital, false)
             }
-            TextUnit::Other(c) => (class_of(c), c.is_uppercase()),
+            TextUnit::Other(c) => (class_of(c), c.is_uppercase(), is_unspaced(c)),
         };
         if class == Byte::Space {
             in_word = false;
+            unspaced_run = 0;
             continue;
         }
         if !in_word {
@@ -250,7 +252,10 @@ fn measure(text: &str) -> Measure {
             m.words += 1;
             m.chars += 1;
             m.capitalized += u32::from(capital);
+        } else if unspaced && unspaced_run.is_multiple_of(UNSPACED_WORD_CHARS) {
+            m.words += 1;
         }
+        unspaced_run = if unspaced { unspaced_run + 1 } else { 0 };
         m.chars += 1;
         match class {
             Byte::Capital | Byte::Letter => m.word_chars += 1,
@@ -277,14 +282,58 @@ fn ends_sentence(text: &str) -> bool {
     text.trim_end()
         .chars()
         .last()
-        .is_some_and(|c| matches!(c, '.' | '!' | '?' | '"' | '”' | ')'))
+        .is_some_and(|c| SENTENCE_ENDS.contains(&c))
 }
+
+/// What may close a sentence: its stop, or a quote or bracket after it. Beside ASCII's, the
+/// full stops and question and exclamation marks of Chinese and Japanese (full-width), Hindi
+/// (the danda) and Arabic and Urdu, so that prose in those scripts reads as sentences.
+const SENTENCE_ENDS: &[char] = &[
+    '.', '!', '?', '"', '”', ')', '。', '．', '！', '？', '」', '』', '）', '।', '॥', '؟', '۔',
+];
+
+/// What [`Measure::stops`] counts: sentence stops, and semicolons and colons, in the same
+/// scripts as [`SENTENCE_ENDS`].
+const SENTENCE_STOPS: &[char] = &[
+    '.', '!', '?', ';', ':', '。', '．', '！', '？', '；', '：', '।', '॥', '؟', '۔', '؛',
+];
+
+fn is_sentence_stop(c: char) -> bool {
+    SENTENCE_STOPS.contains(&c)
+}
+
+/// Commas: ASCII's and the full-width, ideographic (enumeration) and Arabic ones.
+fn is_comma(c: char) -> bool {
+    matches!(c, ',' | '，' | '、' | '،')
+}
+
+/// Chinese and Japanese are written without spaces between words, so a paragraph of them would
+/// count as one word of a few hundred letters, which no prose the content model learned from
+/// looks like. In those scripts (Han ideographs, kana) a word is counted per
+/// [`UNSPACED_WORD_CHARS`] characters: Chinese words average 1.5–2 characters.
+fn is_unspaced(c: char) -> bool {
+    matches!(
+        c,
+        '\u{3040}'..='\u{30ff}'
+            | '\u{3400}'..='\u{4dbf}'
+            | '\u{4e00}'..='\u{9fff}'
+            | '\u{f900}'..='\u{faff}'
+            | '\u{20000}'..='\u{2fa1f}'
+    )
+}
+
+/// Characters per word in a script written without spaces ([`is_unspaced`]).
+const UNSPACED_WORD_CHARS: u32 = 2;
 
 /// What a character beyond ASCII is to [`measure`] (its capital is asked apart: the ASCII
 /// classes fold it in).
 fn class_of(c: char) -> Byte {
     if c.is_whitespace() {
         Byte::Space
+    } else if is_sentence_stop(c) {
+        Byte::Stop
+    } else if is_comma(c) {
+        Byte::Comma
     } else if c.is_numeric() {
         Byte::Digit
     } else if c.is_alphanumeric() {
@@ -308,7 +357,12 @@ fn measure_chars(text: &str) -> Measure {
         if word.chars().next().is_some_and(char::is_uppercase) {
             m.capitalized += 1;
         }
-        for c in word.chars() {
+        let mut unspaced_run = 0u32;
+        for (k, c) in word.chars().enumerate() {
+            if k > 0 && is_unspaced(c) && unspaced_run.is_multiple_of(UNSPACED_WORD_CHARS) {
+                m.words += 1;
+            }
+            unspaced_run = if is_unspaced(c) { unspaced_run + 1 } else { 0 };
             m.chars += 1;
             if c.is_alphanumeric() {
                 m.word_chars += 1;
@@ -318,9 +372,9 @@ fn measure_chars(text: &str) -> Measure {
                         m.prices += 1;
                     }
                 }
-            } else if matches!(c, '.' | '!' | '?' | ';' | ':') {
+            } else if is_sentence_stop(c) {
                 m.stops += 1;
-            } else if c == ',' {
+            } else if is_comma(c) {
                 m.commas += 1;
             } else if is_currency(c) {
                 if previous.is_some_and(|p| p.is_numeric()) {
@@ -334,11 +388,7 @@ fn measure_chars(text: &str) -> Measure {
     }
     // The first gap is not a character; a text of one word has as many chars as letters.
     m.chars = m.chars.saturating_sub(1);
-    m.ends_sentence = text
-        .trim_end()
-        .chars()
-        .last()
-        .is_some_and(|c| matches!(c, '.' | '!' | '?' | '"' | '”' | ')'));
+    m.ends_sentence = ends_sentence(text);
     m
 }
 
@@ -405,6 +455,11 @@ mod tests {
             "»",
             "\u{3000}",
             "\u{5317}",
+            "\u{4eac}",
+            "\u{3042}",
+            "\u{3002}",
+            "\u{ff0c}",
+            "\u{0964}",
             "\u{1f600}",
             "\u{24b6}",
         ];
@@ -418,6 +473,30 @@ mod tests {
             }
             assert_eq!(measure(&text), measure_chars(&text), "{text:?}");
         }
+    }
+
+    #[test]
+    fn prose_without_spaces_between_words_reads_as_sentences() {
+        // 北京是中国的首都，也是一座历史悠久的城市。 (Beijing is China's capital, and a city
+        // with a long history.) Nineteen ideographs, a comma and a full stop, no space.
+        let chinese = measure("北京是中国的首都，也是一座历史悠久的城市。");
+        assert_eq!(
+            chinese.words,
+            4 + 6,
+            "a word per two ideographs, a new one after the comma"
+        );
+        assert_eq!((chinese.stops, chinese.commas), (1, 1));
+        assert!(chinese.ends_sentence);
+        assert_eq!(chinese.chars, 21, "characters are counted as they are");
+        // Japanese kana count the same way; punctuation ends a word.
+        let japanese = measure("これはペンです。Rust は速い！");
+        assert_eq!(japanese.stops, 2);
+        assert!(japanese.ends_sentence);
+        assert_eq!(japanese.words, 4 + 2);
+        // Hindi is written with spaces; its full stop (the danda) ends a sentence.
+        let hindi = measure("यह एक वाक्य है।");
+        assert_eq!((hindi.words, hindi.stops), (4, 1));
+        assert!(hindi.ends_sentence);
     }
 
     #[test]
