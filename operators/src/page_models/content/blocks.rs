@@ -198,8 +198,9 @@ enum Byte {
     Capital,
     Letter,
     Digit,
-    /// `.` `!` `?` `;` `:`
+    /// [`SENTENCE_STOPS`]
     Stop,
+    /// [`is_comma`]
     Comma,
     Dollar,
     Symbol,
@@ -216,8 +217,8 @@ const BYTES: [Byte; 256] = {
             b'A'..=b'Z' => Byte::Capital,
             b'a'..=b'z' => Byte::Letter,
             b'0'..=b'9' => Byte::Digit,
-            b'.' | b'!' | b'?' | b';' | b':' => Byte::Stop,
-            b',' => Byte::Comma,
+            _ if is_sentence_stop(c as char) => Byte::Stop,
+            _ if is_comma(c as char) => Byte::Comma,
             b'$' => Byte::Dollar,
             _ => Byte::Symbol,
         };
@@ -298,12 +299,20 @@ const SENTENCE_STOPS: &[char] = &[
     '.', '!', '?', ';', ':', '。', '．', '！', '？', '；', '：', '।', '॥', '؟', '۔', '؛',
 ];
 
-fn is_sentence_stop(c: char) -> bool {
-    SENTENCE_STOPS.contains(&c)
+/// `const` so that [`BYTES`] takes its ASCII stops from [`SENTENCE_STOPS`] too.
+const fn is_sentence_stop(c: char) -> bool {
+    let mut i = 0;
+    while i < SENTENCE_STOPS.len() {
+        if SENTENCE_STOPS[i] == c {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Commas: ASCII's and the full-width, ideographic (enumeration) and Arabic ones.
-fn is_comma(c: char) -> bool {
+const fn is_comma(c: char) -> bool {
     matches!(c, ',' | '，' | '、' | '،')
 }
 
