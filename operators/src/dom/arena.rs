@@ -57,6 +57,7 @@ impl Dom {
             href: None,
             src: None,
             alt: None,
+            anchor: None,
             attribute_bytes: 0,
             hides_content: false,
             modal: dialog,
@@ -89,6 +90,9 @@ impl Dom {
                         }
                         ref name if &**name == "aria-modal" => {
                             element.modal |= value.trim().eq_ignore_ascii_case("true");
+                        }
+                        local_name!("name") if element.tag == local_name!("a") => {
+                            element.anchor = Some(self.add_string(value.trim()));
                         }
                         _ => {}
                     }
@@ -135,6 +139,7 @@ impl Dom {
             && text(x.href) == text(y.href)
             && text(x.src) == text(y.src)
             && text(x.alt) == text(y.alt)
+            && text(x.anchor) == text(y.anchor)
             && classes(x).eq(classes(y))
             && others(x) == others(y)
     }

@@ -62,6 +62,7 @@ impl Dom {
             w.option_span(element.href);
             w.option_span(element.src);
             w.option_span(element.alt);
+            w.option_span(element.anchor);
             w.u32(element.attribute_bytes);
             // Flags: hides its content, modal, screen-reader-only.
             w.u8(u8::from(element.hides_content)
@@ -123,6 +124,7 @@ impl Dom {
                 href: r.option_span()?,
                 src: r.option_span()?,
                 alt: r.option_span()?,
+                anchor: r.option_span()?,
                 attribute_bytes: r.u32()?,
                 hides_content: false,
                 modal: false,
@@ -210,9 +212,15 @@ impl Dom {
             };
             if !range_ok(&element.classes, self.classes.len())
                 || !range_ok(&element.other_attributes, self.other_attributes.len())
-                || ![element.id, element.href, element.src, element.alt]
-                    .into_iter()
-                    .all(option_ok)
+                || ![
+                    element.id,
+                    element.href,
+                    element.src,
+                    element.alt,
+                    element.anchor,
+                ]
+                .into_iter()
+                .all(option_ok)
             {
                 return Err(DecodeError("attribute out of range"));
             }

@@ -104,6 +104,10 @@ pub struct Element {
     pub href: Option<Span>,
     pub src: Option<Span>,
     pub alt: Option<Span>,
+    /// An `<a>`'s `name`: HTML 4's name for a place on the page to link to (`#comments`),
+    /// which `id` took over. Kept for the comments rule (`page_models::content::comments`):
+    /// older blogs and news sites mark where their comments start with `<a name="comments">`.
+    pub anchor: Option<Span>,
     /// Bytes the attributes take when serialized (` name="value"` each).
     pub attribute_bytes: u32,
     /// This element hides its content (script, style, `hidden`, `display:none`, ...).
@@ -207,6 +211,15 @@ impl Dom {
         (parent != NONE).then_some(parent as usize)
     }
 
+    /// The siblings after node `i`, in document order.
+    pub fn next_siblings(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let next = |node: usize| {
+            let next = self.nodes[node].next_sibling;
+            (next != NONE).then_some(next as usize)
+        };
+        std::iter::successors(next(i), move |&node| next(node))
+    }
+
     /// Node `i`, then its parent, and so on up to the root (a walk, not recursion).
     pub fn ancestors_or_self(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         std::iter::successors(Some(i), |&node| self.parent(node))
@@ -301,6 +314,10 @@ impl Dom {
 
     pub fn src(&self, i: usize) -> Option<&str> {
         self.attr(i, |e| e.src)
+    }
+
+    pub fn anchor(&self, i: usize) -> Option<&str> {
+        self.attr(i, |e| e.anchor)
     }
 
     pub fn alt(&self, i: usize) -> Option<&str> {

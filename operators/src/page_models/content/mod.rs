@@ -314,7 +314,7 @@ fn drop_comments(dom: &Dom, blocks: &Blocks, names: Option<&[NameWords]>, calls:
     // a pass over the names or the arena; the JSON-LD is read only when something would be
     // dropped.
     let names = names::given_or_of_page(dom, names);
-    if !names.iter().any(|n| n.cues & comments::COMMENT_NAME != 0) {
+    if !comments::any_named(dom, &names) {
         return;
     }
     let regions = comments::regions(dom, &names);
@@ -907,6 +907,39 @@ mod tests {
             let blocks = blocks::blocks(&dom);
             assert_eq!(blocks.len(), 3);
             let calls = calls_of(&dom, &sums, &blocks, &[0.9; 3], Rule::Blocks);
+            assert_eq!(calls, expected, "{why}");
+        }
+    }
+
+    #[test]
+    fn comments_a_heading_introduces_go_beside_a_story() {
+        // Movable Type's comments: no element holds them, a heading named for them comes first.
+        let page = |story: &str| {
+            format!(
+                "<body><div id=content><h1>Bridge</h1><p>{story}</p>\
+                 <h2 id=comments>Comments</h2><p>About time they fixed it.</p>\
+                 <p class=posted>Posted by: Ann at May 1, 2012 9:01 AM</p></div></body>"
+            )
+        };
+        let story =
+            "A council voted on Tuesday to rebuild the old bridge over the river. ".repeat(8);
+        for (story, expected, why) in [
+            (
+                story.as_str(),
+                [true, true, false, false, false],
+                "beside a story",
+            ),
+            (
+                "Fixed at last.",
+                [true; 5],
+                "beside a caption, the section may be the post",
+            ),
+        ] {
+            let dom = dom::parse(&page(story), 512);
+            let sums = summarize(&dom, "example.com");
+            let blocks = blocks::blocks(&dom);
+            assert_eq!(blocks.len(), 5);
+            let calls = calls_of(&dom, &sums, &blocks, &[0.9; 5], Rule::Blocks);
             assert_eq!(calls, expected, "{why}");
         }
     }
