@@ -18,14 +18,17 @@
 //!
 //! Older blog engines and news sites do not wrap their comments: Movable Type and TypePad write
 //! a heading `<h2 id="comments">` and then each comment as its next sibling, the Telegraph of
-//! 2008 an anchor `<a name="comments"></a>` and then the comments. Such a heading or anchor
-//! introduces the siblings after it as a lone region, up to the next heading of its rank that is
-//! not named for comments (a manual's section on code comments ends there). On dragnet and
-//! L3S-GN1 these were most of the comments still kept (crazyauntpurl.com kept 10,500 words of
-//! them against a post of 328).
+//! 2008 an anchor `<a name="comments"></a>` and then the comments, ctv.ca the anchor and then
+//! each comment as loose text beside the story's paragraphs. Such a heading or anchor
+//! introduces the siblings after it ([`Region::Introduced`], as sure as a lone element), up to
+//! the next heading of its rank that is not named for comments (a manual's section on code
+//! comments ends there); a block all of whose texts are introduced is in the comments whatever
+//! element owns it ([`of_blocks`]). On dragnet and L3S-GN1 these were most of the comments still kept
+//! (crazyauntpurl.com kept 10,500 words of them against a post of 328).
 
 use html5ever::local_name;
 
+use super::blocks::Blocks;
 use crate::dom::Dom;
 use crate::page_models::names::{self, NameWords};
 
@@ -71,6 +74,9 @@ pub enum Region {
     Lone,
     /// Inside a thread: an element named for comments that holds another so named.
     Thread,
+    /// Among what a heading or an anchor named for comments introduces, its next siblings
+    /// ([`after_comment_headings`]), and in no element so named: as sure as a lone element.
+    Introduced,
 }
 
 /// Where each node lies against the elements named for comments ([`is_comment_word`]; `names`:
@@ -110,7 +116,8 @@ pub fn regions(dom: &Dom, names: &[NameWords]) -> Vec<Region> {
         regions[i] = match (above, named[i], holds_named[i]) {
             (Region::Thread, _, _) | (_, true, true) => Region::Thread,
             (Region::Lone, _, _) | (_, true, false) => Region::Lone,
-            (Region::Outside, false, _) if after_heading[i] => Region::Lone,
+            (Region::Introduced, false, _) => Region::Introduced,
+            (Region::Outside, false, _) if after_heading[i] => Region::Introduced,
             (Region::Outside, false, _) => Region::Outside,
         };
     }
@@ -124,12 +131,12 @@ pub fn regions(dom: &Dom, names: &[NameWords]) -> Vec<Region> {
 /// introduce their next siblings, up to one that holds the page's title or is a heading of
 /// their rank or above not itself named for comments.
 fn after_comment_headings(dom: &Dom, named: &[bool], holds_title: &[bool]) -> Vec<bool> {
+    let rank_of = |n: usize| dom.tag(n).and_then(heading_rank);
     let mut introduced = vec![false; dom.len()];
     for i in 0..dom.len() {
         if !named[i] || introduced[i] {
             continue;
         }
-        let rank_of = |n: usize| dom.tag(n).and_then(heading_rank);
         let (heading, rank) = if let Some(rank) = rank_of(i) {
             (i, rank)
         } else if is_empty_anchor(dom, i) {
@@ -146,10 +153,7 @@ fn after_comment_headings(dom: &Dom, named: &[bool], holds_title: &[bool]) -> Ve
         for sibling in dom.next_siblings(heading) {
             let ends = holds_title[sibling]
                 || (!named[sibling]
-                    && dom
-                        .tag(sibling)
-                        .and_then(heading_rank)
-                        .is_some_and(|r| r <= rank)
+                    && rank_of(sibling).is_some_and(|r| r <= rank)
                     && !dom
                         .children(sibling)
                         .any(|c| named[c] && is_empty_anchor(dom, c)));
@@ -160,6 +164,34 @@ fn after_comment_headings(dom: &Dom, named: &[bool], holds_title: &[bool]) -> Ve
         }
     }
     introduced
+}
+
+/// Each block's region: its owner's, or, when the owner is in none, [`Region::Introduced`] when
+/// every text of the block is in some region and one is introduced (`regions`: [`regions`]).
+/// A comment an anchor introduces may be loose text beside the story's paragraphs (`<a
+/// name="comments"></a><b>Ann</b><br>Nice<br>`): its block's owner is the story's container,
+/// but each of its texts is introduced. A block whose texts are only in elements named for
+/// comments keeps its owner's region: a line of code whose text is all in `<span class="token
+/// comment">` is not a reader's comment.
+pub fn of_blocks(blocks: &Blocks, regions: &[Region]) -> Vec<Region> {
+    let mut any_outside = vec![false; blocks.len()];
+    let mut any_introduced = vec![false; blocks.len()];
+    for (node, &block) in blocks.of_node.iter().enumerate() {
+        let b = block as usize;
+        if b < blocks.len() {
+            any_outside[b] |= regions[node] == Region::Outside;
+            any_introduced[b] |= regions[node] == Region::Introduced;
+        }
+    }
+    blocks
+        .owners
+        .iter()
+        .enumerate()
+        .map(|(b, &owner)| match regions[owner as usize] {
+            Region::Outside if any_introduced[b] && !any_outside[b] => Region::Introduced,
+            owners => owners,
+        })
+        .collect()
 }
 
 /// The rank of heading that ends the comments an anchor outside any heading introduces.
@@ -285,8 +317,8 @@ mod tests {
                 ("Story".to_string(), Region::Outside),
                 ("Text".to_string(), Region::Outside),
                 ("Comments".to_string(), Region::Lone),
-                ("Nice".to_string(), Region::Lone),
-                ("Posted by: Ann".to_string(), Region::Lone),
+                ("Nice".to_string(), Region::Introduced),
+                ("Posted by: Ann".to_string(), Region::Introduced),
                 ("Side".to_string(), Region::Outside),
             ]
         );
@@ -297,8 +329,8 @@ mod tests {
             ),
             [
                 ("Story".to_string(), Region::Outside),
-                ("Comments".to_string(), Region::Lone),
-                ("Nice".to_string(), Region::Lone),
+                ("Comments".to_string(), Region::Introduced),
+                ("Nice".to_string(), Region::Introduced),
             ]
         );
     }
@@ -315,8 +347,8 @@ mod tests {
             [
                 ("Story".to_string(), Region::Outside),
                 ("Text".to_string(), Region::Outside),
-                ("Comments".to_string(), Region::Lone),
-                ("Nice".to_string(), Region::Lone),
+                ("Comments".to_string(), Region::Introduced),
+                ("Nice".to_string(), Region::Introduced),
                 ("More news".to_string(), Region::Outside),
                 ("Teaser".to_string(), Region::Outside),
                 ("Footer".to_string(), Region::Outside),
@@ -343,9 +375,9 @@ mod tests {
             [
                 ("Syntax".to_string(), Region::Outside),
                 ("Comments".to_string(), Region::Lone),
-                ("Start with #".to_string(), Region::Lone),
-                ("Block comments".to_string(), Region::Lone),
-                ("Use quotes".to_string(), Region::Lone),
+                ("Start with #".to_string(), Region::Introduced),
+                ("Block comments".to_string(), Region::Introduced),
+                ("Use quotes".to_string(), Region::Introduced),
                 ("Strings".to_string(), Region::Outside),
                 ("Quote them".to_string(), Region::Outside),
                 ("A link: ".to_string(), Region::Outside),
