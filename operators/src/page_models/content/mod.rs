@@ -702,6 +702,19 @@ mod tests {
         decide(dom, sums, blocks, p, 0.5, rule, Context::default())
     }
 
+    /// The page's block count and its calls when the trees call every block content (p 0.9,
+    /// each block by itself): what the rules after the trees take away.
+    fn calls_when_all_sure(html: &str) -> (usize, Vec<bool>) {
+        let dom = dom::parse(html, 512);
+        let sums = summarize(&dom, "example.com");
+        let blocks = blocks::blocks(&dom);
+        let p = vec![0.9; blocks.len()];
+        (
+            blocks.len(),
+            calls_of(&dom, &sums, &blocks, &p, Rule::Blocks),
+        )
+    }
+
     #[test]
     fn preformatted_blocks_are_content_unless_very_unlikely() {
         let dom = dom::parse(
@@ -806,10 +819,7 @@ mod tests {
             )
         };
         for (kind, expected) in [("Product", [true, false]), ("Article", [true, true])] {
-            let dom = dom::parse(&page(kind), 512);
-            let sums = summarize(&dom, "example.com");
-            let blocks = blocks::blocks(&dom);
-            let calls = calls_of(&dom, &sums, &blocks, &[0.9, 0.9], Rule::Blocks);
+            let (_, calls) = calls_when_all_sure(&page(kind));
             assert_eq!(calls, expected, "{kind}");
         }
     }
@@ -905,11 +915,8 @@ mod tests {
                 "a lone element so named beside a caption may be the post itself",
             ),
         ] {
-            let dom = dom::parse(&page(script, story, comments), 512);
-            let sums = summarize(&dom, "example.com");
-            let blocks = blocks::blocks(&dom);
-            assert_eq!(blocks.len(), 3);
-            let calls = calls_of(&dom, &sums, &blocks, &[0.9; 3], Rule::Blocks);
+            let (blocks, calls) = calls_when_all_sure(&page(script, story, comments));
+            assert_eq!(blocks, 3);
             assert_eq!(calls, expected, "{why}");
         }
     }
@@ -938,39 +945,24 @@ mod tests {
                 "beside a caption, the section may be the post",
             ),
         ] {
-            let dom = dom::parse(&page(story), 512);
-            let sums = summarize(&dom, "example.com");
-            let blocks = blocks::blocks(&dom);
-            assert_eq!(blocks.len(), 5);
-            let calls = calls_of(&dom, &sums, &blocks, &[0.9; 5], Rule::Blocks);
+            let (blocks, calls) = calls_when_all_sure(&page(story));
+            assert_eq!(blocks, 5);
             assert_eq!(calls, expected, "{why}");
         }
         // CTV in 2008: an anchor, then each comment as loose text beside the story's
         // paragraphs, so the comments' block is owned by the story's container.
-        let dom = dom::parse(
-            &format!(
-                "<body><div><h1>Bridge</h1><p>{story}</p><hr><a name=commentSection></a>\
-                 <b>Ann</b><br>About time they fixed it.<br><hr><b>Bob</b><br>Agreed.</div></body>"
-            ),
-            512,
-        );
-        let sums = summarize(&dom, "example.com");
-        let blocks = blocks::blocks(&dom);
-        assert_eq!(blocks.len(), 3, "title, story, the comments' loose text");
-        let calls = calls_of(&dom, &sums, &blocks, &[0.9; 3], Rule::Blocks);
+        let (blocks, calls) = calls_when_all_sure(&format!(
+            "<body><div><h1>Bridge</h1><p>{story}</p><hr><a name=commentSection></a>\
+             <b>Ann</b><br>About time they fixed it.<br><hr><b>Bob</b><br>Agreed.</div></body>"
+        ));
+        assert_eq!(blocks, 3, "title, story, the comments' loose text");
         assert_eq!(calls, [true, true, false], "loose comments after an anchor");
         // A line of code whose text is all a highlighted code comment is no reader's comment.
-        let dom = dom::parse(
-            &format!(
-                "<body><h1>Bridge</h1><p>{story}</p>\
-                 <pre><span class='token comment'>// count the spans</span></pre></body>"
-            ),
-            512,
-        );
-        let sums = summarize(&dom, "example.com");
-        let blocks = blocks::blocks(&dom);
-        assert_eq!(blocks.len(), 3);
-        let calls = calls_of(&dom, &sums, &blocks, &[0.9; 3], Rule::Blocks);
+        let (blocks, calls) = calls_when_all_sure(&format!(
+            "<body><h1>Bridge</h1><p>{story}</p>\
+             <pre><span class='token comment'>// count the spans</span></pre></body>"
+        ));
+        assert_eq!(blocks, 3);
         assert_eq!(calls, [true; 3], "a code comment");
     }
 
