@@ -12,10 +12,6 @@
 //! items (same run, same number of levels below the item, same tag and classes). The mean is
 //! weighted by characters, so a slot's long blocks, which the trees see best, weigh most.
 //!
-//! A run's items are also the blocks the page's expected-F1 bet may add to the threshold's calls
-//! (`super::Rule::BlocksUnlessUnsure`, [`in_runs`]): a pooled probability is an estimate over
-//! many look-alikes, steadier than a lone block's.
-//!
 //! Paragraphs are not items: an article is a run of `<p>`s too, and there each paragraph's own
 //! evidence is worth more than its neighbours' (pooling them as well cost WCXB's forums 0.7
 //! points of held-out macro F1). Measured choices are in docs/evaluation.md, twelfth session.
@@ -120,15 +116,6 @@ pub fn pool(dom: &Dom, siblings: &Siblings, blocks: &Blocks, probability: &[f32]
             Some(&(weighted, weight, count)) if count >= MIN_ITEMS => (weighted / weight) as f32,
             _ => p,
         })
-        .collect()
-}
-
-/// Which blocks sit in a run of repeated items (the blocks [`pool`] gives their slot's mean).
-pub fn in_runs(dom: &Dom, siblings: &Siblings, blocks: &Blocks) -> Vec<bool> {
-    blocks
-        .owners
-        .iter()
-        .map(|&owner| slot_of(dom, siblings, owner as usize).is_some())
         .collect()
 }
 

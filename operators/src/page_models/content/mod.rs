@@ -371,10 +371,9 @@ pub enum Rule {
     Region,
     /// The blocks that maximize the page's expected token F1 ([`expected_f1_calls`]).
     ExpectedF1,
-    /// `Blocks`, unless they keep less than half of what the model expects the page's content
-    /// to be: then `ExpectedF1` ([`unsure_page`]). On a page without a confident block
-    /// ([`CONFIDENT_BLOCK`]), `Blocks` also keeps the repeated items that `ExpectedF1` keeps
-    /// ([`bet_on_items`]).
+    /// `Blocks` on a page with a confident block ([`CONFIDENT_BLOCK`]), unless they keep less
+    /// than half of what the model expects the page's content to be ([`unsure_page`]); on
+    /// every other page `ExpectedF1`.
     #[default]
     BlocksUnlessUnsure,
     /// `Region`, unless the page is unsure ([`unsure_page`]): then `ExpectedF1`.
@@ -411,7 +410,7 @@ pub fn decide(
     // Before any call: the rules below read the pooled probabilities as the trees' own.
     let siblings = items::Siblings::given_or_of_page(dom, context.siblings);
     let probability = &items::pool(dom, &siblings, blocks, probability);
-    let mut calls = calls_by_rule(dom, sums, &siblings, blocks, probability, threshold, rule);
+    let mut calls = calls_by_rule(dom, sums, blocks, probability, threshold, rule);
     keep_data_tables(dom, blocks, probability, &mut calls);
     keep_preformatted(dom, blocks, probability, &mut calls);
     drop_dialogs(dom, blocks, &mut calls);
@@ -433,45 +432,22 @@ pub fn decide(
     calls
 }
 
-/// Part of [`Rule::BlocksUnlessUnsure`] on a page that is not unsure (an unsure page takes the
-/// expected-F1 calls whole): on a page without a block of probability [`CONFIDENT_BLOCK`] or
-/// more, the blocks inside runs of repeated items ([`items::in_runs`]) that the expected-F1
-/// calls keep are content too.
+/// A page with a block this likely reads as one main text, a story, and is judged by the
+/// threshold ([`Rule::BlocksUnlessUnsure`]); a page without one takes the expected-F1 calls.
 ///
-/// A listing, a shop's category page or a documentation index is a page the model is half
-/// sure of: its items sit at 0.3–0.5 (the calibration table in docs/evaluation.md), under the
-/// threshold, while a few headings above it keep the page from counting as unsure
-/// ([`unsure_page`]). The expected-F1 calls take the items there, since the best threshold
-/// for F1 is half the F1 the page can reach; they are trusted only for repeated items, whose
-/// pooled probability is a mean over look-alikes, and only where no block is confident: a page
-/// with a confident block is read as one main text (a story), and the lists beside it are
-/// related links and teasers, judged by the threshold. Held out over three host partitions,
-/// on pages with gold text: listings +0.8 to +1.6 points of macro F1, collections +0.6 to
-/// +1.2, service pages +0.3 to +0.4, products +0.2 to +0.7, dragnet −0.1
-/// (docs/evaluation.md, fifteenth session).
-fn bet_on_items(
-    dom: &Dom,
-    siblings: &items::Siblings,
-    blocks: &Blocks,
-    probability: &[f32],
-    calls: &mut [bool],
-) {
-    if probability.iter().any(|&p| p >= CONFIDENT_BLOCK) {
-        return;
-    }
-    let in_runs = items::in_runs(dom, siblings, blocks);
-    if !in_runs.contains(&true) {
-        return;
-    }
-    let bet = expected_f1_calls(blocks, probability);
-    for ((call, in_run), bet) in calls.iter_mut().zip(in_runs).zip(bet) {
-        *call |= in_run && bet;
-    }
-}
-
-/// See [`bet_on_items`]. Without it (every page) the listings' gain was about the same and
-/// dragnet lost 0.2 points instead of 0.1, on 31–35 pages instead of 9–14; with 0.9 listings
-/// gained less (partition 0: +0.8 against +1.5).
+/// The threshold of ½ is the best bet only on a page whose reachable F1 is near 1 (the best
+/// threshold for F1 is half of it, [`expected_f1_calls`]). A listing, a shop's category page,
+/// a product page or a documentation index is a page the model is half sure of throughout:
+/// its items and paragraphs sit at 0.1–0.5 (the calibration table in docs/evaluation.md), a
+/// few headings or an intro above ½ keep it from counting as unsure ([`unsure_page`]), and the
+/// threshold drops the rest. Where a block is confident the page is read as a story, and the
+/// lists beside it (related links, teasers) are judged by the threshold: the expected-F1 calls
+/// on every page cost dragnet 0.1–0.5 points (docs/evaluation.md, thirteenth session). Held
+/// out over three host partitions (twenty-ninth session): macro F1 +0.11 to +0.15 points
+/// overall page by page, collections +0.9 to +1.2, listings +0.7 to +1.5, products +0.1 to
+/// +0.9, service pages 0 to +0.3, dragnet 0 to +0.15; a gate at 0.9 or 0.98 did no better.
+/// From the fifteenth session to the twenty-eighth only the blocks in runs of repeated items
+/// took the bet there.
 pub const CONFIDENT_BLOCK: f32 = 0.95;
 
 /// Text called content twice is content once: a run of consecutive blocks called content that
@@ -529,7 +505,6 @@ pub const EMPTY_PAGE_FLOOR: f32 = 0.05;
 fn calls_by_rule(
     dom: &Dom,
     sums: &[Subtree],
-    siblings: &items::Siblings,
     blocks: &Blocks,
     probability: &[f32],
     threshold: f32,
@@ -540,12 +515,11 @@ fn calls_by_rule(
         Rule::Blocks => own,
         Rule::ExpectedF1 => expected_f1_calls(blocks, probability),
         Rule::BlocksUnlessUnsure => {
-            if unsure_page(blocks, probability, threshold) {
-                expected_f1_calls(blocks, probability)
+            let confident = probability.iter().any(|&p| p >= CONFIDENT_BLOCK);
+            if confident && !unsure_page(blocks, probability, threshold) {
+                own
             } else {
-                let mut calls = own;
-                bet_on_items(dom, siblings, blocks, probability, &mut calls);
-                calls
+                expected_f1_calls(blocks, probability)
             }
         }
         Rule::RegionUnlessUnsure if unsure_page(blocks, probability, threshold) => {
@@ -1066,10 +1040,11 @@ mod tests {
     }
 
     #[test]
-    fn a_page_half_sure_of_its_items_keeps_them_unless_a_block_is_confident() {
+    fn a_page_half_sure_throughout_takes_the_expected_f1_bet_unless_a_block_is_confident() {
         // A listing with a heading and an intro over the threshold: the page is not unsure, so
         // the threshold alone keeps those two. The items, at 0.4, are above half the F1 the
-        // page can reach (about 0.7), so the expected-F1 bet takes them.
+        // page can reach (about 0.7), so the expected-F1 calls take them; the footer line, at
+        // 0.1, stays out.
         let items: String = (0..6)
             .map(|i| format!("<li class=card><a href=/{i}>Item {i}, a short blurb</a></li>"))
             .collect();
@@ -1082,19 +1057,25 @@ mod tests {
         let sums = summarize(&dom, "example.com");
         let blocks = blocks::blocks(&dom);
         assert_eq!(blocks.len(), 9, "heading, intro, six items, footer line");
-        let mut p = vec![0.6, 0.6, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.3];
+        let mut p = vec![0.6, 0.6, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.1];
         assert!(!unsure_page(&blocks, &p, 0.5));
         let calls = calls_of(&dom, &sums, &blocks, &p, Rule::BlocksUnlessUnsure);
         let mut expected = [true; 9];
-        expected[8] = false; // not an item: the bet is for repeated items only
+        expected[8] = false;
         assert_eq!(calls, expected);
+        assert_eq!(calls, calls_of(&dom, &sums, &blocks, &p, Rule::ExpectedF1));
         assert_eq!(
             calls_of(&dom, &sums, &blocks, &p, Rule::Blocks),
             [true, true, false, false, false, false, false, false, false]
         );
-        // With a confident block the page reads as a story, and its list as links beside it.
-        p[1] = 0.97;
+        // With a confident block the page reads as a story, and its list as links beside it,
+        // though the expected-F1 calls would still take them.
+        p[0] = 0.97;
         let calls = calls_of(&dom, &sums, &blocks, &p, Rule::BlocksUnlessUnsure);
         assert_eq!(calls, calls_of(&dom, &sums, &blocks, &p, Rule::Blocks));
+        assert_eq!(
+            calls_of(&dom, &sums, &blocks, &p, Rule::ExpectedF1),
+            expected
+        );
     }
 }
