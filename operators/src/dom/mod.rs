@@ -35,7 +35,7 @@ pub mod normalize;
 pub mod subtree;
 pub mod text;
 
-pub(crate) use tags::is_heading;
+pub(crate) use tags::{heading_rank, is_heading};
 
 pub use codec::DecodeError;
 

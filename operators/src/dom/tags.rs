@@ -157,15 +157,20 @@ pub(super) fn hides_by_tag(tag: &LocalName) -> bool {
 }
 
 pub(crate) fn is_heading(tag: &LocalName) -> bool {
-    matches!(
-        *tag,
-        local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
-    )
+    heading_rank(tag).is_some()
+}
+
+/// `h1` … `h6`'s rank, 1 … 6.
+pub(crate) fn heading_rank(tag: &LocalName) -> Option<u8> {
+    Some(match *tag {
+        local_name!("h1") => 1,
+        local_name!("h2") => 2,
+        local_name!("h3") => 3,
+        local_name!("h4") => 4,
+        local_name!("h5") => 5,
+        local_name!("h6") => 6,
+        _ => return None,
+    })
 }
 
 pub(super) fn is_table_structure(tag: &LocalName) -> bool {

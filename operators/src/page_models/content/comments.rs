@@ -29,7 +29,7 @@
 use html5ever::local_name;
 
 use super::blocks::Blocks;
-use crate::dom::Dom;
+use crate::dom::{heading_rank, Dom};
 use crate::page_models::names::{self, NameWords};
 
 /// Characters called content outside the comments that make a page a story with comments
@@ -196,19 +196,6 @@ pub fn of_blocks(blocks: &Blocks, regions: &[Region]) -> Vec<Region> {
 
 /// The rank of heading that ends the comments an anchor outside any heading introduces.
 const BARE_ANCHOR_RANK: u8 = 2;
-
-/// `h1` … `h6`'s rank, 1 … 6.
-fn heading_rank(tag: &html5ever::LocalName) -> Option<u8> {
-    Some(match *tag {
-        local_name!("h1") => 1,
-        local_name!("h2") => 2,
-        local_name!("h3") => 3,
-        local_name!("h4") => 4,
-        local_name!("h5") => 5,
-        local_name!("h6") => 6,
-        _ => return None,
-    })
-}
 
 /// An `<a>` that is a place to link to, not a link: no `href`, and nothing inside but white
 /// space (so the check stops at its first element or word).
