@@ -249,127 +249,113 @@ mod tests {
         }
     }
 
-    /// The region of each text of `html`, in document order.
-    fn regions_of_texts(html: &str) -> Vec<(String, Region)> {
+    /// Asserts the region of each text of `html`, in document order.
+    fn assert_regions(html: &str, expected: &[(&str, Region)]) {
         let page = dom::parse(html, 512);
         let regions = regions(&page, &names::of_page(&page));
-        (0..page.len())
-            .filter_map(|i| page.text(i).map(|text| (text.to_string(), regions[i])))
-            .collect()
+        let texts: Vec<(&str, Region)> = (0..page.len())
+            .filter_map(|i| page.text(i).map(|text| (text, regions[i])))
+            .collect();
+        assert_eq!(texts, expected, "{html}");
     }
 
     #[test]
     fn a_section_holding_the_title_is_no_comment_section() {
-        assert_eq!(
-            regions_of_texts(
-                "<body class=comments-open><article class='post comments-open'><h1>Story</h1>\
-                 <p>Text</p></article><div id=comments><p>Nice</p></div></body>"
-            ),
-            [
-                ("Story".to_string(), Region::Outside),
-                ("Text".to_string(), Region::Outside),
-                ("Nice".to_string(), Region::Lone),
-            ]
+        assert_regions(
+            "<body class=comments-open><article class='post comments-open'><h1>Story</h1>\
+             <p>Text</p></article><div id=comments><p>Nice</p></div></body>",
+            &[
+                ("Story", Region::Outside),
+                ("Text", Region::Outside),
+                ("Nice", Region::Lone),
+            ],
         );
     }
 
     #[test]
     fn a_section_holding_comments_is_a_thread_and_one_alone_is_lone() {
         // The whole list is the thread, its unnamed items too.
-        assert_eq!(
-            regions_of_texts(
-                "<body><h1>Story</h1><div class=commentOnSelection><p>Body</p></div>\
-                 <ol id=comments><li class=comment><p>First</p></li><li><p>Second</p></li></ol>\
-                 </body>"
-            ),
-            [
-                ("Story".to_string(), Region::Outside),
-                ("Body".to_string(), Region::Lone),
-                ("First".to_string(), Region::Thread),
-                ("Second".to_string(), Region::Thread),
-            ]
+        assert_regions(
+            "<body><h1>Story</h1><div class=commentOnSelection><p>Body</p></div>\
+             <ol id=comments><li class=comment><p>First</p></li><li><p>Second</p></li></ol>\
+             </body>",
+            &[
+                ("Story", Region::Outside),
+                ("Body", Region::Lone),
+                ("First", Region::Thread),
+                ("Second", Region::Thread),
+            ],
         );
     }
 
     #[test]
     fn a_comment_heading_introduces_the_comments_after_it() {
         // Movable Type: the heading, then each comment as its sibling.
-        assert_eq!(
-            regions_of_texts(
-                "<body><div id=content><h1>Story</h1><p>Text</p>\
-                 <h2 id=comments>Comments</h2><div id=c1><p>Nice</p></div>\
-                 <p class=posted>Posted by: Ann</p></div><div>Side</div></body>"
-            ),
-            [
-                ("Story".to_string(), Region::Outside),
-                ("Text".to_string(), Region::Outside),
-                ("Comments".to_string(), Region::Lone),
-                ("Nice".to_string(), Region::Introduced),
-                ("Posted by: Ann".to_string(), Region::Introduced),
-                ("Side".to_string(), Region::Outside),
-            ]
+        assert_regions(
+            "<body><div id=content><h1>Story</h1><p>Text</p>\
+             <h2 id=comments>Comments</h2><div id=c1><p>Nice</p></div>\
+             <p class=posted>Posted by: Ann</p></div><div>Side</div></body>",
+            &[
+                ("Story", Region::Outside),
+                ("Text", Region::Outside),
+                ("Comments", Region::Lone),
+                ("Nice", Region::Introduced),
+                ("Posted by: Ann", Region::Introduced),
+                ("Side", Region::Outside),
+            ],
         );
         // TypePad: an empty anchor so named inside the heading.
-        assert_eq!(
-            regions_of_texts(
-                "<body><h1>Story</h1><h2><a id=comments></a>Comments</h2><p>Nice</p></body>"
-            ),
-            [
-                ("Story".to_string(), Region::Outside),
-                ("Comments".to_string(), Region::Introduced),
-                ("Nice".to_string(), Region::Introduced),
-            ]
+        assert_regions(
+            "<body><h1>Story</h1><h2><a id=comments></a>Comments</h2><p>Nice</p></body>",
+            &[
+                ("Story", Region::Outside),
+                ("Comments", Region::Introduced),
+                ("Nice", Region::Introduced),
+            ],
         );
     }
 
     #[test]
     fn an_anchor_named_for_comments_introduces_what_follows_it() {
         // The Telegraph in 2008: an HTML 4 anchor, a heading in a `<div>`, the comments.
-        assert_eq!(
-            regions_of_texts(
-                "<body><div><h1>Story</h1><p>Text</p><a name=comments></a>\
-                 <div class=yvhd>Comments</div><p class=story>Nice</p>\
-                 <h2>More news</h2><p>Teaser</p></div><p>Footer</p></body>"
-            ),
-            [
-                ("Story".to_string(), Region::Outside),
-                ("Text".to_string(), Region::Outside),
-                ("Comments".to_string(), Region::Introduced),
-                ("Nice".to_string(), Region::Introduced),
-                ("More news".to_string(), Region::Outside),
-                ("Teaser".to_string(), Region::Outside),
-                ("Footer".to_string(), Region::Outside),
-            ]
+        assert_regions(
+            "<body><div><h1>Story</h1><p>Text</p><a name=comments></a>\
+             <div class=yvhd>Comments</div><p class=story>Nice</p>\
+             <h2>More news</h2><p>Teaser</p></div><p>Footer</p></body>",
+            &[
+                ("Story", Region::Outside),
+                ("Text", Region::Outside),
+                ("Comments", Region::Introduced),
+                ("Nice", Region::Introduced),
+                ("More news", Region::Outside),
+                ("Teaser", Region::Outside),
+                ("Footer", Region::Outside),
+            ],
         );
         // A link to the comments is no anchor.
-        assert_eq!(
-            regions_of_texts("<body><h1>Story</h1><a name=comments href=#c></a><p>Text</p></body>"),
-            [
-                ("Story".to_string(), Region::Outside),
-                ("Text".to_string(), Region::Outside),
-            ]
+        assert_regions(
+            "<body><h1>Story</h1><a name=comments href=#c></a><p>Text</p></body>",
+            &[("Story", Region::Outside), ("Text", Region::Outside)],
         );
     }
 
     #[test]
     fn a_manuals_section_on_comments_ends_at_the_next_heading() {
-        assert_eq!(
-            regions_of_texts(
-                "<body><h1>Syntax</h1><h2 id=comments>Comments</h2><p>Start with #</p>\
-                 <h3>Block comments</h3><p>Use quotes</p><h2 id=strings>Strings</h2>\
-                 <p>Quote them</p><p>A link: <a id=comment-link href=#c>comments</a></p></body>"
-            ),
-            [
-                ("Syntax".to_string(), Region::Outside),
-                ("Comments".to_string(), Region::Lone),
-                ("Start with #".to_string(), Region::Introduced),
-                ("Block comments".to_string(), Region::Introduced),
-                ("Use quotes".to_string(), Region::Introduced),
-                ("Strings".to_string(), Region::Outside),
-                ("Quote them".to_string(), Region::Outside),
-                ("A link: ".to_string(), Region::Outside),
-                ("comments".to_string(), Region::Lone),
-            ]
+        assert_regions(
+            "<body><h1>Syntax</h1><h2 id=comments>Comments</h2><p>Start with #</p>\
+             <h3>Block comments</h3><p>Use quotes</p><h2 id=strings>Strings</h2>\
+             <p>Quote them</p><p>A link: <a id=comment-link href=#c>comments</a></p></body>",
+            &[
+                ("Syntax", Region::Outside),
+                ("Comments", Region::Lone),
+                ("Start with #", Region::Introduced),
+                ("Block comments", Region::Introduced),
+                ("Use quotes", Region::Introduced),
+                ("Strings", Region::Outside),
+                ("Quote them", Region::Outside),
+                ("A link: ", Region::Outside),
+                ("comments", Region::Lone),
+            ],
         );
     }
 
