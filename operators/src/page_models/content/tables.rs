@@ -1,4 +1,5 @@
-//! Data tables read whole: a table's cells are content together or not at all.
+//! Data tables read whole: a table whose cells are likely enough on average is content, every
+//! cell of it.
 
 use html5ever::local_name;
 
