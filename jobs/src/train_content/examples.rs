@@ -211,7 +211,7 @@ pub(super) fn without_site_evidence(example: &Example) -> Example {
 /// The weight of each block of a page (`labels`) in the fit: its token count to
 /// `--weight-power`, scaled so that every page weighs the same unless
 /// `--long-pages-weigh-more`.
-pub(super) fn block_weights(labels: &[BlockGold], args: &TrainContentArgs) -> Vec<f64> {
+fn block_weights(labels: &[BlockGold], args: &TrainContentArgs) -> Vec<f64> {
     let weights: Vec<f64> = labels
         .iter()
         .map(|label| f64::from(label.tokens.max(1)).powf(args.weight_power))

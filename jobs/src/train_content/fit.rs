@@ -19,18 +19,14 @@ use super::folds::{split, Folds};
 use super::TrainContentArgs;
 
 /// Folds inside the training pages of one fit, for the training rows' lexical features.
-pub(super) const LEXICON_FOLDS: u64 = 3;
+const LEXICON_FOLDS: u64 = 3;
 
 /// A word enters a lexicon when it occurs on at least this many pages.
-pub(super) const LEXICON_MIN_PAGES: u32 = 3;
+const LEXICON_MIN_PAGES: u32 = 3;
 
 /// A lexicon fitted to the blocks of the pages `pages`, labelled and weighted as in the fit; a
 /// word is kept when it occurs on [`LEXICON_MIN_PAGES`] pages or more.
-pub(super) fn fit_lexicon(
-    examples: &[Example],
-    pages: &[usize],
-    args: &TrainContentArgs,
-) -> Lexicon {
+fn fit_lexicon(examples: &[Example], pages: &[usize], args: &TrainContentArgs) -> Lexicon {
     let counted: Vec<(usize, usize)> = pages.iter().map(|&p| (p, p)).collect();
     fit_words(examples, &counted, |e| &e.words, args)
 }
@@ -38,11 +34,7 @@ pub(super) fn fit_lexicon(
 /// A container lexicon fitted to the blocks of the pages `pages`: a word is kept when it
 /// stands over blocks of [`LEXICON_MIN_PAGES`] hosts or more, since a site names its
 /// containers alike on every page.
-pub(super) fn fit_containers(
-    examples: &[Example],
-    pages: &[usize],
-    args: &TrainContentArgs,
-) -> Lexicon {
+fn fit_containers(examples: &[Example], pages: &[usize], args: &TrainContentArgs) -> Lexicon {
     let mut by_host: Vec<usize> = pages.to_vec();
     by_host.sort_by(|&a, &b| examples[a].site.cmp(&examples[b].site).then(a.cmp(&b)));
     let mut host = 0usize;
@@ -58,7 +50,7 @@ pub(super) fn fit_containers(
 
 /// A lexicon over the words `words_of` gives each block of the pages of `counted`, each page
 /// with the number its words are counted under (`Lexicon::fit`'s distinct pages), in order.
-pub(super) fn fit_words(
+fn fit_words(
     examples: &[Example],
     counted: &[(usize, usize)],
     words_of: impl Fn(&Example) -> &[Vec<u64>],
@@ -83,12 +75,12 @@ pub(super) fn fit_words(
 }
 
 /// Every block's container scores under `lexicon`.
-pub(super) fn container_scores(example: &Example, lexicon: &Lexicon) -> Vec<f32> {
+fn container_scores(example: &Example, lexicon: &Lexicon) -> Vec<f32> {
     containers::scores(&example.dom, &example.blocks, lexicon)
 }
 
 /// Every block's score under `lexicon`.
-pub(super) fn lexical_scores(example: &Example, lexicon: &Lexicon) -> Vec<f32> {
+fn lexical_scores(example: &Example, lexicon: &Lexicon) -> Vec<f32> {
     example.words.iter().map(|w| lexicon.mean(w)).collect()
 }
 
@@ -191,7 +183,7 @@ pub(super) fn unused_features(args: &TrainContentArgs) -> Result<[bool; COUNT], 
 }
 
 /// forust's tree in the shipped form (`content::forest::Tree`).
-pub(super) fn export(tree: &forust_ml::tree::Tree) -> Result<Tree, String> {
+fn export(tree: &forust_ml::tree::Tree) -> Result<Tree, String> {
     let n = tree.nodes.len();
     let mut out = Tree {
         feature: vec![0; n],

@@ -77,7 +77,7 @@ pub(super) fn split(
     (held, train)
 }
 
-pub(super) fn fold_of(site: &str, folds: usize, seed: u64) -> usize {
+fn fold_of(site: &str, folds: usize, seed: u64) -> usize {
     (xxh3_64_with_seed(site.as_bytes(), seed) % folds as u64) as usize
 }
 
