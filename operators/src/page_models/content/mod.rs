@@ -19,6 +19,7 @@ pub mod containers;
 pub mod facts;
 pub mod features;
 pub mod forest;
+pub mod identifiers;
 pub mod items;
 pub mod lexicon;
 pub mod markup;
@@ -164,9 +165,10 @@ pub const PARAGRAPH_CHARS: u32 = 80;
 
 /// The content calls of a page's blocks: the trees' probabilities, pooled over repeated items
 /// ([`items::pool`]), become calls under `rule` ([`calls`]), and then every call goes through
-/// the rules that read the page's markup, in this order: data tables are read whole
-/// ([`tables`]), preformatted text is kept and modal dialogs dropped ([`markup`]), a product's
-/// buyers' reviews are dropped ([`reviews`]), a page left empty keeps its likeliest blocks, a
+/// the rules that read the page itself, in this order: data tables are read whole
+/// ([`tables`]), preformatted text is kept and modal dialogs dropped ([`markup`]), as are
+/// strings of machine identifiers ([`identifiers`]), a product's buyers' reviews are dropped
+/// ([`reviews`]), a page left empty keeps its likeliest blocks, a
 /// product page keeps its facts ([`facts`]), readers' comments are dropped ([`comments`]), and
 /// text called content twice is kept once ([`repeats`]). Of `context` the site-level evidence
 /// and the names are read (each computed here when `None`, as in [`Context`]).
@@ -186,6 +188,7 @@ pub fn decide(
     tables::keep_data_tables(dom, blocks, probability, &mut calls);
     markup::keep_preformatted(dom, blocks, probability, &mut calls);
     markup::drop_dialogs(dom, blocks, &mut calls);
+    identifiers::drop_identifier_strings(dom, blocks, &mut calls);
     let one_product = reviews::drop_product_reviews(dom, blocks, &mut calls);
     // A page with no block called content is almost always a miss, not a page without
     // content: keep its likeliest blocks (within half the best probability) instead.
