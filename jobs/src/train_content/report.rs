@@ -92,6 +92,7 @@ pub(super) fn judged(
         rule,
         Context {
             site_inside: example.site_inside.as_deref(),
+            url: &example.url,
             ..Context::default()
         },
     );
