@@ -263,9 +263,9 @@ pub fn url_names_discussion(url: &str) -> bool {
 
 /// Readers' comments under a story are not its content (dragnet's and L3S-GN1's gold leave
 /// them out, as WCXB's article gold does), but a discussion's posts are (module docs): on a
-/// page that does not say it is a discussion (JSON-LD or URL), a block in a comment thread is dropped when the
-/// page keeps anything outside the comments, and a block in a lone element named for comments
-/// when it keeps [`MIN_OWN_CHARS`] characters outside them. Held out over three host
+/// page that does not say it is a discussion (in its JSON-LD or its URL), a block in a comment
+/// thread is dropped when the page keeps anything outside the comments, and a block in a lone
+/// element named for comments when it keeps [`MIN_OWN_CHARS`] characters outside them. Held out over three host
 /// partitions: dragnet +0.6 to +0.8 points of macro F1, L3S-GN1 +0.3 to +0.4, WCXB articles
 /// +0.1, forums −0.4 to +0.3 (docs/evaluation.md, eleventh session); threads under short
 /// posts, twenty-fourth session. Comments a heading or an anchor so named introduces go as a

@@ -170,8 +170,9 @@ pub const PARAGRAPH_CHARS: u32 = 80;
 /// strings of machine identifiers ([`identifiers`]), a product's buyers' reviews are dropped
 /// ([`reviews`]), a page left empty keeps its likeliest blocks, a
 /// product page keeps its facts ([`facts`]), readers' comments are dropped ([`comments`]), and
-/// text called content twice is kept once ([`repeats`]). Of `context` the site-level evidence
-/// and the names are read (each computed here when `None`, as in [`Context`]).
+/// text called content twice is kept once ([`repeats`]). Of `context` the URL, the site-level
+/// evidence, the names and the alike siblings are read (the last two computed here when
+/// `None`, as in [`Context`]).
 pub fn decide(
     dom: &Dom,
     sums: &[Subtree],
