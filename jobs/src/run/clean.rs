@@ -21,7 +21,8 @@ pub struct CleanArgs {
     /// A model.json; the shipped model when absent.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// The page's URL, so links to its own host are known (it matters to a few features).
+    /// The page's URL: links to its own host are known by it (a few features read them), and a
+    /// forum thread's URL keeps its replies, which would otherwise go as readers' comments.
     #[arg(long, default_value = "")]
     pub url: String,
     #[command(flatten)]
