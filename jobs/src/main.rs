@@ -172,8 +172,9 @@ enum Command {
         stencil apply tonight/*.warc.gz --out cleaned\n  \
         stencil apply tonight/ --out cleaned --model last-run/model.json --site-templates last-run -w 4")]
     Apply(run::ApplyArgs),
-    /// Print the cleaned text of one HTML page (a file, or - for standard input): the visible
-    /// text outside templates, one line per block, with the shipped model.
+    /// Print the cleaned text of one HTML page (a file, or - for standard input): its main
+    /// content as the shipped content model judges it, one line per block (`--cleaned-text
+    /// template`: the visible text outside templates instead).
     #[command(after_help = "Examples:\n  \
         stencil clean page.html\n  \
         curl -s https://example.com/ | stencil clean -")]
