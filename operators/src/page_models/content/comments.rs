@@ -265,10 +265,10 @@ pub fn url_names_discussion(url: &str) -> bool {
 /// them out, as WCXB's article gold does), but a discussion's posts are (module docs): on a
 /// page that does not say it is a discussion (in its JSON-LD or its URL), a block in a comment
 /// thread is dropped when the page keeps anything outside the comments, and a block in a lone
-/// element named for comments when it keeps [`MIN_OWN_CHARS`] characters outside them. Held out over three host
-/// partitions: dragnet +0.6 to +0.8 points of macro F1, L3S-GN1 +0.3 to +0.4, WCXB articles
-/// +0.1, forums −0.4 to +0.3 (docs/evaluation.md, eleventh session); threads under short
-/// posts, twenty-fourth session. Comments a heading or an anchor so named introduces go as a
+/// element named for comments when it keeps [`MIN_OWN_CHARS`] characters outside them. Held
+/// out over three host partitions: dragnet +0.6 to +0.8 points of macro F1, L3S-GN1 +0.3 to
+/// +0.4, WCXB articles +0.1, forums −0.4 to +0.3 (docs/evaluation.md, eleventh session);
+/// threads under short posts, twenty-fourth session. Comments a heading or an anchor so named introduces go as a
 /// lone element's do: dragnet +0.4, L3S-GN1 +0.4 to +0.5, no page worse (twenty-eighth
 /// session). A discussion's URL keeps a Reddit thread's replies: one forum page +0.22 to +0.44,
 /// no other page changed (thirty-second session).
