@@ -19,7 +19,8 @@
 //!   the value at most 100 characters and linking to at most three things), with its label
 //!   even when the label, the same on every page, is a site-level template, or
 //! - a short cell or definition (`<td>`, `<dd>`, `<dt>`, `<th>`, at most 80 characters), not
-//!   mostly link text, or
+//!   mostly link text; a `<dt>`, `<dd>` or `<th>` also when an element or two of its own wrap
+//!   its text (`<dt><div>Weight</div></dt>`), or
 //! - the product's name (the page's first `<h1>` outside the site's templates, else the first
 //!   block that opens like the page's `<title>`, else the first `<h2>`), and among the three
 //!   blocks after it a heading or a byline ("by <a>Author</a>", in whatever element: a book's
@@ -54,6 +55,8 @@ use html5ever::local_name;
 const MAX_PRICE_BLOCK_CHARS: u32 = 60;
 const MAX_LINE_CHARS: u32 = 100;
 const MAX_CELL_CHARS: u32 = 80;
+/// Elements between a cell and the text it holds that still leave it a cell.
+const WRAPPERS: usize = 2;
 const MAX_HEADING_CHARS: u32 = 160;
 /// A block of several *label: value* lines (`<p>ISBN: …<br>Publisher: …<br>…</p>`) up to this
 /// long is a details list.
@@ -153,9 +156,9 @@ pub fn keep_facts(
         let mostly_links = 2 * stats.anchor_chars > stats.chars;
         let tag = dom.tag(owner).map_or("", |t| &**t);
         let after_title = title.is_some_and(|t| b > t && b <= t + BLOCKS_AFTER_TITLE);
-        let cell = matches!(tag, "td" | "dd" | "dt" | "th")
-            && stats.chars <= MAX_CELL_CHARS
-            && !mostly_links;
+        let cell = stats.chars <= MAX_CELL_CHARS
+            && !mostly_links
+            && (is_cell(tag) || wrapped_in_cell(dom, blocks, b));
         // A label's value may be a link or a few, not a row of them.
         let few_links = !mostly_links || stats.links <= MAX_VALUE_LINKS;
         let value = value_of_label && stats.chars <= MAX_LINE_CHARS && few_links;
@@ -185,6 +188,40 @@ pub fn keep_facts(
         }
     }
     added
+}
+
+fn is_cell(tag: &str) -> bool {
+    matches!(tag, "td" | "dd" | "dt" | "th")
+}
+
+/// Whether block `b` is all that a definition or a header cell holds, wrapped in an element or
+/// two (`<dt><div>Overall Weight</div></dt><dd>58 lb.</dd>`). Shops style a label in a `<div>`
+/// or `<span>` of its own, which then owns the block, so the label was dropped while the value
+/// beside it was kept (wayfair.com's specifications). A `<td>` is left out: old news pages are
+/// laid out in tables, and their wrapped `<td>`s are boxes ("Who's online"), not data; with
+/// them, 7 L3S-GN1 pages lost 0.4–4 points (docs/evaluation.md, thirty-third session).
+fn wrapped_in_cell(dom: &Dom, blocks: &Blocks, b: usize) -> bool {
+    let mut node = blocks.owners[b] as usize;
+    for _ in 0..WRAPPERS {
+        let Some(parent) = dom.parent(node) else {
+            return false;
+        };
+        let holds_other_text = dom.subtree(parent).any(|i| {
+            let of = blocks.of_node[i];
+            of != NONE && of as usize != b
+        });
+        if holds_other_text {
+            return false;
+        }
+        if dom
+            .tag(parent)
+            .is_some_and(|t| matches!(&**t, "dd" | "dt" | "th"))
+        {
+            return true;
+        }
+        node = parent;
+    }
+    false
 }
 
 /// The first block outside the site's templates, at most a heading long and not mostly link
@@ -408,6 +445,15 @@ mod tests {
         facts_declared(html, false)
     }
 
+    /// The texts of the blocks [`facts_of`] or [`facts_declared`] keeps.
+    fn kept(facts: Vec<(String, bool)>) -> Vec<String> {
+        facts
+            .into_iter()
+            .filter(|(_, kept)| *kept)
+            .map(|(text, _)| text)
+            .collect()
+    }
+
     /// [`facts_of`] on a page that does or does not declare one product.
     fn facts_declared(html: &str, one_product: bool) -> Vec<(String, bool)> {
         let page = dom::parse(html, 512);
@@ -432,9 +478,6 @@ mod tests {
              <ul>{}</ul></body>",
             (1..=3).map(card).collect::<String>()
         );
-        let kept = |facts: Vec<(String, bool)>| -> Vec<String> {
-            facts.into_iter().filter(|f| f.1).map(|f| f.0).collect()
-        };
         let every_line = ["A Dress", "Sold By: Our Shop", "Fabric: hemp"]
             .into_iter()
             .map(String::from)
@@ -475,36 +518,26 @@ mod tests {
 
     #[test]
     fn a_label_may_have_a_linked_value_but_a_row_of_links_is_no_fact() {
-        let facts = facts_of(
+        let kept = kept(facts_of(
             "<body><h1>A Book</h1><p>$9.99</p>\
              <div>Author: <a href=/a>An Author</a></div>\
              <div><a href=/s>Sale: 50% off everything</a></div>\
              <div>Share: <a href=/f>Facebook</a> <a href=/t>Twitter</a> <a href=/p>Pinterest</a> \
              <a href=/m>Email</a></div>\
              <div><a href=/j>James Fallows</a> 7:28 PM</div></body>",
-        );
-        let kept: Vec<&str> = facts
-            .iter()
-            .filter(|(_, kept)| *kept)
-            .map(|(text, _)| text.as_str())
-            .collect();
+        ));
         assert_eq!(kept, ["A Book", "Author: An Author"]);
     }
 
     #[test]
     fn without_h1_the_name_is_the_block_that_opens_like_the_title() {
-        let facts = facts_of(
+        let kept = kept(facts_of(
             "<head><title>Football Champ by Tim Green (Paperback): shop.example</title></head>\
              <body><div>Welcome to our shop</div>\
              <div class=name>Football Champ : A Football Genius Novel</div>\
              <div>by <a href=/a>Tim Green</a></div><p>$6.99</p><p>In stock</p>\
              <p>Ships tomorrow</p><h2>Customers also bought</h2></body>",
-        );
-        let kept: Vec<&str> = facts
-            .iter()
-            .filter(|(_, kept)| *kept)
-            .map(|(text, _)| text.as_str())
-            .collect();
+        ));
         assert_eq!(
             kept,
             ["Football Champ : A Football Genius Novel", "by Tim Green"]
@@ -591,6 +624,32 @@ mod tests {
             calls,
             [true, false, true, true, true, true, false, false],
             "each value and its label; a question is no label"
+        );
+    }
+
+    #[test]
+    fn a_cell_styled_in_an_element_of_its_own_is_still_a_cell() {
+        let kept = kept(facts_of(
+            "<body><h1>A Chair</h1><p>$199.00</p>\
+             <dl><dt><div class=label>Overall Weight</div></dt><dd>58 lb.</dd>\
+             <dt><div><p>Seat Material</p></div></dt><dd>Vinyl</dd></dl>\
+             <table><tr><th><div>Warranty</div></th><td>5 years</td></tr></table>\
+             <table><tr><td><div>Who's online</div></td></tr></table>\
+             <dl><dt><div>Care</div><div>Wipe clean</div></dt></dl></body>",
+        ));
+        assert_eq!(
+            kept,
+            [
+                "A Chair",
+                "Overall Weight",
+                "58 lb.",
+                "Seat Material",
+                "Vinyl",
+                "Warranty",
+                "5 years"
+            ],
+            "a label in an element or two inside <dt> or <th> is kept with its value; a layout \
+             table's <td> wrapper and a <dt> holding two texts are not cells"
         );
     }
 }
