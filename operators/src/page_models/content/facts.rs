@@ -201,27 +201,24 @@ fn is_cell(tag: &str) -> bool {
 /// laid out in tables, and their wrapped `<td>`s are boxes ("Who's online"), not data; with
 /// them, 7 L3S-GN1 pages lost 0.4–4 points (docs/evaluation.md, thirty-third session).
 fn wrapped_in_cell(dom: &Dom, blocks: &Blocks, b: usize) -> bool {
-    let mut node = blocks.owners[b] as usize;
-    for _ in 0..WRAPPERS {
-        let Some(parent) = dom.parent(node) else {
-            return false;
-        };
-        let holds_other_text = dom.subtree(parent).any(|i| {
-            let of = blocks.of_node[i];
-            of != NONE && of as usize != b
+    let owner = blocks.owners[b] as usize;
+    // The tags first: most blocks have no such cell above them, and walking a cell's subtree
+    // on every short block of a shop's page is the rule's only cost.
+    let cell = dom
+        .ancestors_or_self(owner)
+        .skip(1)
+        .take(WRAPPERS)
+        .find(|&a| {
+            dom.tag(a).is_some_and(|t| {
+                *t == local_name!("dd") || *t == local_name!("dt") || *t == local_name!("th")
+            })
         });
-        if holds_other_text {
-            return false;
-        }
-        if dom
-            .tag(parent)
-            .is_some_and(|t| matches!(&**t, "dd" | "dt" | "th"))
-        {
-            return true;
-        }
-        node = parent;
-    }
-    false
+    cell.is_some_and(|cell| {
+        dom.subtree(cell).all(|i| {
+            let of = blocks.of_node[i];
+            of == NONE || of as usize == b
+        })
+    })
 }
 
 /// The first block outside the site's templates, at most a heading long and not mostly link
