@@ -202,8 +202,7 @@ fn is_cell(tag: &str) -> bool {
 /// them, 7 L3S-GN1 pages lost 0.4–4 points (docs/evaluation.md, thirty-third session).
 fn wrapped_in_cell(dom: &Dom, blocks: &Blocks, b: usize) -> bool {
     let owner = blocks.owners[b] as usize;
-    // The tags first: most blocks have no such cell above them, and walking a cell's subtree
-    // on every short block of a shop's page is the rule's only cost.
+    // Tags first: few blocks have such a cell above them, and only theirs is walked.
     let cell = dom
         .ancestors_or_self(owner)
         .skip(1)
