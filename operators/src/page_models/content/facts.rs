@@ -55,7 +55,7 @@ use html5ever::local_name;
 const MAX_PRICE_BLOCK_CHARS: u32 = 60;
 const MAX_LINE_CHARS: u32 = 100;
 const MAX_CELL_CHARS: u32 = 80;
-/// Elements between a cell and the text it holds that still leave it a cell.
+/// At most this many elements may wrap a cell's text for it to be read as the cell's.
 const WRAPPERS: usize = 2;
 const MAX_HEADING_CHARS: u32 = 160;
 /// A block of several *label: value* lines (`<p>ISBN: …<br>Publisher: …<br>…</p>`) up to this
@@ -158,7 +158,7 @@ pub fn keep_facts(
         let after_title = title.is_some_and(|t| b > t && b <= t + BLOCKS_AFTER_TITLE);
         let cell = stats.chars <= MAX_CELL_CHARS
             && !mostly_links
-            && (is_cell(tag) || wrapped_in_cell(dom, blocks, b));
+            && (matches!(tag, "td" | "dd" | "dt" | "th") || wrapped_in_cell(dom, blocks, b));
         // A label's value may be a link or a few, not a row of them.
         let few_links = !mostly_links || stats.links <= MAX_VALUE_LINKS;
         let value = value_of_label && stats.chars <= MAX_LINE_CHARS && few_links;
@@ -188,10 +188,6 @@ pub fn keep_facts(
         }
     }
     added
-}
-
-fn is_cell(tag: &str) -> bool {
-    matches!(tag, "td" | "dd" | "dt" | "th")
 }
 
 /// Whether block `b` is all that a definition or a header cell holds, wrapped in an element or
