@@ -268,10 +268,10 @@ pub fn url_names_discussion(url: &str) -> bool {
 /// element named for comments when it keeps [`MIN_OWN_CHARS`] characters outside them. Held
 /// out over three host partitions: dragnet +0.6 to +0.8 points of macro F1, L3S-GN1 +0.3 to
 /// +0.4, WCXB articles +0.1, forums −0.4 to +0.3 (docs/evaluation.md, eleventh session);
-/// threads under short posts, twenty-fourth session. Comments a heading or an anchor so named introduces go as a
-/// lone element's do: dragnet +0.4, L3S-GN1 +0.4 to +0.5, no page worse (twenty-eighth
-/// session). A discussion's URL keeps a Reddit thread's replies: one forum page +0.22 to +0.44,
-/// no other page changed (thirty-second session).
+/// threads under short posts, twenty-fourth session. Comments a heading or an anchor so named
+/// introduces go as a lone element's do: dragnet +0.4, L3S-GN1 +0.4 to +0.5, no page worse
+/// (twenty-eighth session). A discussion's URL keeps a Reddit thread's replies: one forum page
+/// +0.22 to +0.44, no other page changed (thirty-second session).
 pub(super) fn drop_comments(
     dom: &Dom,
     blocks: &Blocks,
