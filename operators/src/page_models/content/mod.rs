@@ -166,13 +166,13 @@ pub const PARAGRAPH_CHARS: u32 = 80;
 /// The content calls of a page's blocks: the trees' probabilities, pooled over repeated items
 /// ([`items::pool`]), become calls under `rule` ([`calls`]), and then every call goes through
 /// the rules that read the page itself, in this order: data tables are read whole
-/// ([`tables`]), preformatted text is kept and modal dialogs dropped ([`markup`]), as are
-/// strings of machine identifiers ([`identifiers`]), a product's buyers' reviews are dropped
-/// ([`reviews`]), a page left empty keeps its likeliest blocks, a
-/// product page keeps its facts ([`facts`]), readers' comments are dropped ([`comments`]), and
-/// text called content twice is kept once ([`repeats`]). Of `context` the URL, the site-level
-/// evidence, the names and the alike siblings are read (the last two computed here when
-/// `None`, as in [`Context`]).
+/// ([`tables`]), preformatted text and a heading that links to itself above content are kept
+/// and modal dialogs dropped ([`markup`]), as are strings of machine identifiers
+/// ([`identifiers`]), a product's buyers' reviews are dropped ([`reviews`]), a page left
+/// empty keeps its likeliest blocks, a product page keeps its facts ([`facts`]), readers'
+/// comments are dropped ([`comments`]), and text called content twice is kept once
+/// ([`repeats`]). Of `context` the URL, the site-level evidence, the names and the alike
+/// siblings are read (the last two computed here when `None`, as in [`Context`]).
 pub fn decide(
     dom: &Dom,
     sums: &[Subtree],
@@ -188,6 +188,7 @@ pub fn decide(
     let mut calls = calls::by_rule(dom, sums, blocks, probability, threshold, rule);
     tables::keep_data_tables(dom, blocks, probability, &mut calls);
     markup::keep_preformatted(dom, blocks, probability, &mut calls);
+    markup::keep_anchored_headings(dom, blocks, &mut calls);
     markup::drop_dialogs(dom, blocks, &mut calls);
     identifiers::drop_identifier_strings(dom, blocks, &mut calls);
     let one_product = reviews::drop_product_reviews(dom, blocks, &mut calls);
