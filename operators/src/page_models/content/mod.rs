@@ -242,4 +242,16 @@ pub(crate) mod testing {
             calls_of(&dom, &sums, &blocks, &p, Rule::Blocks),
         )
     }
+
+    /// The page's block count and its calls when the trees give its blocks probabilities `p`
+    /// (each block by itself): what the rules after the trees add and take away.
+    pub(crate) fn calls_when_trees_say(html: &str, p: &[f32]) -> (usize, Vec<bool>) {
+        let dom = dom::parse(html, 512);
+        let sums = summarize(&dom, "example.com");
+        let blocks = blocks::blocks(&dom);
+        (
+            blocks.len(),
+            calls_of(&dom, &sums, &blocks, p, Rule::Blocks),
+        )
+    }
 }
