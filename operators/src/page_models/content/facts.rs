@@ -93,7 +93,7 @@ pub fn keep_facts(
     let mut added = 0;
     let is_heading = |b: usize| {
         dom.tag(blocks.owners[b] as usize)
-            .is_some_and(|t| matches!(&**t, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+            .is_some_and(crate::dom::is_heading)
     };
     let templated = |b: usize| {
         site_inside.is_some_and(|inside| {
