@@ -233,25 +233,28 @@ pub(crate) mod testing {
     /// The page's block count and its calls when the trees call every block content (p 0.9,
     /// each block by itself): what the rules after the trees take away.
     pub(crate) fn calls_when_all_sure(html: &str) -> (usize, Vec<bool>) {
-        let dom = dom::parse(html, 512);
-        let sums = summarize(&dom, "example.com");
-        let blocks = blocks::blocks(&dom);
-        let p = vec![0.9; blocks.len()];
-        (
-            blocks.len(),
-            calls_of(&dom, &sums, &blocks, &p, Rule::Blocks),
-        )
+        calls_given(html, |count| vec![0.9; count])
     }
 
     /// The page's block count and its calls when the trees give its blocks probabilities `p`
     /// (each block by itself): what the rules after the trees add and take away.
     pub(crate) fn calls_when_trees_say(html: &str, p: &[f32]) -> (usize, Vec<bool>) {
+        calls_given(html, |_| p.to_vec())
+    }
+
+    /// The page's block count and its calls under `Rule::Blocks`, the trees' probabilities made
+    /// from the block count.
+    fn calls_given(
+        html: &str,
+        probabilities: impl FnOnce(usize) -> Vec<f32>,
+    ) -> (usize, Vec<bool>) {
         let dom = dom::parse(html, 512);
         let sums = summarize(&dom, "example.com");
         let blocks = blocks::blocks(&dom);
+        let p = probabilities(blocks.len());
         (
             blocks.len(),
-            calls_of(&dom, &sums, &blocks, p, Rule::Blocks),
+            calls_of(&dom, &sums, &blocks, &p, Rule::Blocks),
         )
     }
 }
