@@ -119,9 +119,11 @@ pub fn unseen_by_shipped_model(dir: &Path) -> Unseen {
 /// Both folders hold UTF-8 whatever the pages declare: the conversion from the WARC re-encoded
 /// the originals, but left their `<meta>` declarations (`iso-8859-1` mostly, also
 /// `windows-1251`, `big5`…), and the annotated pages declare nothing. So the bytes are decoded
-/// as if served with `Content-Type: text/html; charset=utf-8`. Decoded as the `<meta>` says,
-/// as a system without that knowledge does, 111 originals come out as mojibake (`â€™` for
-/// `’`); [`text_node_classes`] gives their text nodes the same classes either way.
+/// as if served with `Content-Type: text/html; charset=utf-8`. Without that header the
+/// `<meta>` would decide, and 111 originals would come out as mojibake (`â€™` for `’`) but for
+/// [`charset::decode`]'s rule that bytes valid as UTF-8 overrule a legacy declaration
+/// (`hostile::pages_re_encoded_under_a_stale_declaration_read_as_utf8`);
+/// [`text_node_classes`] gives their text nodes the same classes either way.
 pub fn parse_page(bytes: &[u8], host: &str) -> (Dom, Vec<Subtree>) {
     let tld = host.rsplit('.').next().filter(|t| !t.is_empty());
     let text = charset::decode(bytes, Some("utf-8"), tld).text;

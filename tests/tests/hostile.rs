@@ -621,3 +621,47 @@ fn both_views_judge_a_page_100000_deep_without_recursion() {
         });
     }
 }
+
+/// Archives that re-encoded their pages to UTF-8 and kept each page's `<meta>`: L3S-GN1's
+/// originals declare `iso-8859-1`, `windows-1251`, `big5`… over UTF-8 bytes. Read as a crawl
+/// without that knowledge reads them, with the `<meta>` deciding or copied into the HTTP header
+/// (as `../shared/tools/mkwarc.py` builds a WARC), every page must come out as the UTF-8 it
+/// is: before the bytes could overrule a declaration, 111 of them came out as mojibake (`â€™`
+/// for `’`). dragnet's pages are as fetched, and 8 of them are UTF-8 under an `iso-8859-1`
+/// `<meta>` (religionnewsblog.com's among them).
+#[test]
+fn pages_re_encoded_under_a_stale_declaration_read_as_utf8() {
+    use stencil_operators::reading::charset::{decode, prescan_meta};
+    let (Some(l3s), Some(dragnet)) = (
+        stencil_tests::shared_dir("data/l3s-gn1"),
+        stencil_tests::shared_dir("data/dragnet"),
+    ) else {
+        return;
+    };
+    let mut overruled = 0;
+    let pages = stencil_tests::gold::l3s_gn1(&l3s);
+    assert_eq!(pages.len(), 621);
+    for page in &pages {
+        let utf8 = decode(&page.original, Some("utf-8"), None).text;
+        let label = prescan_meta(&page.original).map(|e| e.name());
+        for header in [None, label] {
+            let read = decode(&page.original, header, None);
+            assert_eq!(read.text, utf8, "{} read with header {header:?}", page.id);
+            overruled += usize::from(header.is_none() && read.source == CharsetSource::Bytes);
+        }
+    }
+    assert_eq!(overruled, 111, "pages whose bytes overruled their <meta>");
+
+    let pages = stencil_tests::gold::dragnet(&dragnet, 1);
+    let r801 = pages.iter().find(|p| p.id == "R801").expect("dragnet R801");
+    let read = decode(&r801.html, None, None);
+    assert_eq!(read.source, CharsetSource::Bytes);
+    assert!(read
+        .text
+        .contains("polygamous sect\u{2019}s seized property"));
+    let overruled = pages
+        .iter()
+        .filter(|p| decode(&p.html, None, None).source == CharsetSource::Bytes)
+        .count();
+    assert_eq!(overruled, 8);
+}

@@ -3,9 +3,26 @@
 //! Firefox uses). Decoding is encoding_rs; malformed sequences become U+FFFD but the rest of the
 //! page keeps its real characters — never lossy UTF-8 of non-UTF-8 bytes.
 //!
-//! A declared encoding is trusted even when the bytes disagree, as browsers do: a page that
-//! says UTF-8 but holds a few stray Latin-1 bytes is far more common than a page whose whole
-//! declaration is wrong, and redetecting would garble every non-ASCII character of the former.
+//! A declared encoding is trusted even when the bytes disagree in places, as browsers do: a
+//! page that says UTF-8 but holds a few stray Latin-1 bytes is far more common than a page
+//! whose whole declaration is wrong, and redetecting would garble every non-ASCII character of
+//! the former. Only where the declaration's reading would garble *every* non-ASCII character
+//! do the bytes win ([`CharsetSource::Bytes`]):
+//!
+//! - a legacy declaration (`iso-8859-1`, `windows-1251`, `gbk`, …) over bytes that are valid
+//!   UTF-8 and not all ASCII is read as UTF-8. Real Latin-1 or Cyrillic text is never valid
+//!   UTF-8 (an accented letter would have to be followed by one to three of the symbols
+//!   0x80–0xBF), while UTF-8 pages under a stale declaration are common: servers that send
+//!   Apache's old default `charset=ISO-8859-1` with every page, and archives that re-encoded
+//!   their pages to UTF-8 and left the `<meta>` (L3S-GN1's originals: 111 of 621; 8 of
+//!   dragnet's pages). Read as declared, each `’` of such a page becomes `â€™`;
+//! - a UTF-8 declaration over bytes without one valid multi-byte sequence, only stray high
+//!   bytes, is a legacy page under a copied template's declaration: it is detected as an
+//!   undeclared page is, since reading it as UTF-8 would make every non-ASCII character U+FFFD.
+//!
+//! Extractors that read the bytes as UTF-8 first whatever the declaration (trafilatura's
+//! loader, and the harness that runs the peers beside Stencil) decide both cases the
+//! same way.
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
 use serde::{Deserialize, Serialize};
@@ -24,6 +41,9 @@ pub enum CharsetSource {
     HttpHeader,
     Meta,
     Detected,
+    /// The declaration (header or `<meta>`) was contradicted by every non-ASCII byte, and the
+    /// bytes decided (module docs).
+    Bytes,
 }
 
 impl CharsetSource {
@@ -33,6 +53,7 @@ impl CharsetSource {
             CharsetSource::HttpHeader => "http_header",
             CharsetSource::Meta => "meta",
             CharsetSource::Detected => "detected",
+            CharsetSource::Bytes => "bytes",
         }
     }
 }
@@ -53,25 +74,66 @@ pub fn decode(body: &[u8], http_charset: Option<&str>, tld: Option<&str>) -> Dec
     if let Some((encoding, bom_len)) = Encoding::for_bom(body) {
         return finish(&body[bom_len..], encoding, CharsetSource::Bom);
     }
-    if let Some(encoding) =
-        http_charset.and_then(|label| Encoding::for_label(label.trim().as_bytes()))
-    {
-        return finish(body, encoding, CharsetSource::HttpHeader);
-    }
-    if let Some(encoding) = prescan_meta(body) {
-        return finish(body, encoding, CharsetSource::Meta);
+    let declared = http_charset
+        .and_then(|label| Encoding::for_label(label.trim().as_bytes()))
+        .map(|encoding| (encoding, CharsetSource::HttpHeader))
+        .or_else(|| prescan_meta(body).map(|encoding| (encoding, CharsetSource::Meta)));
+    if let Some((encoding, source)) = declared {
+        if let Some(text) = utf8_under_legacy_declaration(body, encoding) {
+            return validated_utf8(text, CharsetSource::Bytes);
+        }
+        let decoded = finish(body, encoding, source);
+        // Checked only once the declared reading has failed somewhere, so that the common
+        // case, valid UTF-8 declared as such, costs no second pass.
+        if decoded.had_errors && encoding == UTF_8 && !holds_utf8_sequence(body) {
+            return finish(body, detect(body, tld, false), CharsetSource::Bytes);
+        }
+        return decoded;
     }
     // Undeclared and valid UTF-8: chardetng would answer UTF-8 too (or a legacy encoding for
     // pure ASCII, which decodes identically), so skip its statistics.
-    if std::str::from_utf8(body).is_ok() {
-        return finish(body, UTF_8, CharsetSource::Detected);
+    if let Ok(text) = std::str::from_utf8(body) {
+        return validated_utf8(text, CharsetSource::Detected);
     }
+    finish(body, detect(body, tld, true), CharsetSource::Detected)
+}
+
+/// The body as UTF-8 when bytes declared in a legacy encoding are UTF-8 instead: valid UTF-8
+/// and not all ASCII (module docs). UTF-16 and ISO-2022-JP do not read ASCII bytes as ASCII,
+/// so a body valid as UTF-8 says nothing against them.
+fn utf8_under_legacy_declaration<'b>(
+    body: &'b [u8],
+    declared: &'static Encoding,
+) -> Option<&'b str> {
+    if declared == UTF_8 || !declared.is_ascii_compatible() || body.is_ascii() {
+        return None;
+    }
+    std::str::from_utf8(body).ok()
+}
+
+/// Text already validated as UTF-8: copied, not validated a second time by encoding_rs.
+fn validated_utf8(text: &str, source: CharsetSource) -> DecodedText {
+    DecodedText {
+        text: text.to_owned(),
+        encoding: UTF_8,
+        source,
+        had_errors: false,
+    }
+}
+
+/// Whether the bytes hold at least one valid multi-byte UTF-8 sequence.
+fn holds_utf8_sequence(body: &[u8]) -> bool {
+    body.utf8_chunks().any(|chunk| !chunk.valid().is_ascii())
+}
+
+/// chardetng's guess over the first [`DETECT_BYTES`]; `allow_utf8` false when the bytes are
+/// known not to be UTF-8.
+fn detect(body: &[u8], tld: Option<&str>, allow_utf8: bool) -> &'static Encoding {
     let mut detector = chardetng::EncodingDetector::new();
     let sample = &body[..body.len().min(DETECT_BYTES)];
     detector.feed(sample, sample.len() == body.len());
     let tld = tld.filter(|t| t.bytes().all(|b| b.is_ascii_alphanumeric()));
-    let encoding = detector.guess(tld.map(str::as_bytes), true);
-    finish(body, encoding, CharsetSource::Detected)
+    detector.guess(tld.map(str::as_bytes), allow_utf8)
 }
 
 fn finish(bytes: &[u8], encoding: &'static Encoding, source: CharsetSource) -> DecodedText {
@@ -189,5 +251,68 @@ mod tests {
         let out = decode(b"<meta charset=iso-8859-1>\xE9", Some("bogus"), None);
         assert_eq!(out.source, CharsetSource::Meta);
         assert!(out.text.ends_with('é'));
+    }
+
+    #[test]
+    fn valid_utf8_under_a_legacy_declaration_is_utf8() {
+        // A WordPress page under Apache's old default header, and the same page re-encoded by
+        // an archive that left its <meta>.
+        let page = "<p>The sect\u{2019}s trust \u{2014} caf\u{e9}</p>";
+        for (header, meta) in [
+            (Some("ISO-8859-1"), ""),
+            (None, "<meta charset=windows-1251>"),
+        ] {
+            let body = format!("{meta}{page}");
+            let out = decode(body.as_bytes(), header, None);
+            assert_eq!((out.encoding, out.source), (UTF_8, CharsetSource::Bytes));
+            assert!(out.text.contains("sect\u{2019}s trust \u{2014} caf\u{e9}"));
+            assert!(!out.had_errors);
+        }
+    }
+
+    #[test]
+    fn a_legacy_declaration_stands_where_the_bytes_allow_it() {
+        // Real Latin-1: é then a letter is no UTF-8 sequence.
+        let out = decode(
+            b"<meta charset=iso-8859-1><p>caf\xE9s et cr\xE8me",
+            None,
+            None,
+        );
+        assert_eq!(
+            (out.encoding, out.source),
+            (WINDOWS_1252, CharsetSource::Meta)
+        );
+        assert!(out.text.ends_with("caf\u{e9}s et cr\u{e8}me"));
+        // Pure ASCII reads alike either way, so the declaration is kept.
+        let out = decode(b"<p>caf&eacute;", Some("iso-8859-1"), None);
+        assert_eq!(
+            (out.encoding, out.source),
+            (WINDOWS_1252, CharsetSource::HttpHeader)
+        );
+        // UTF-16 does not read ASCII bytes as ASCII: no UTF-8 reading contradicts it.
+        let out = decode(b"h\0i\0\xE9\0", Some("utf-16le"), None);
+        assert_eq!(
+            (out.encoding, out.source),
+            (UTF_16LE, CharsetSource::HttpHeader)
+        );
+        assert_eq!(out.text, "hi\u{e9}");
+    }
+
+    #[test]
+    fn a_utf8_declaration_stands_over_stray_bytes_but_not_over_a_legacy_page() {
+        // Stray Latin-1 bytes beside real UTF-8: the declaration stands, each stray byte is
+        // U+FFFD and the rest keeps its characters.
+        let out = decode(b"<meta charset=utf-8>\xE2\x80\x99s \xE9t\xE9", None, None);
+        assert_eq!((out.encoding, out.source), (UTF_8, CharsetSource::Meta));
+        assert!(out.had_errors);
+        assert!(out.text.ends_with("\u{2019}s \u{fffd}t\u{fffd}"));
+        // Not one valid multi-byte sequence: a Latin-1 page under a copied declaration.
+        let body = b"<meta charset=utf-8><p>Le caf\xE9 de la gare est ferm\xE9 le dimanche \
+            et les jours f\xE9ri\xE9s; la client\xE8le se plaint, \xE0 juste titre.</p>";
+        let out = decode(body, Some("utf-8"), Some("fr"));
+        assert_eq!(out.source, CharsetSource::Bytes);
+        assert_ne!(out.encoding, UTF_8);
+        assert!(!out.had_errors);
+        assert!(out.text.contains("caf\u{e9} de la gare est ferm\u{e9}"));
     }
 }
