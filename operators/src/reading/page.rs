@@ -260,7 +260,7 @@ fn decode_page(
     truncation: Option<Truncation>,
 ) -> Outcome {
     // `body` is borrowed from the record unless decoding made it new; either way the text is
-    // produced by one copy (or none, for an owned UTF-8 body) in `charset::decode`.
+    // made by one pass over it in `charset::decode` (a copy when the bytes are UTF-8).
     let head = &record.head;
     let mime = content_type
         .as_deref()
