@@ -241,10 +241,12 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
                 names: Some(&names),
                 siblings: Some(&siblings),
             };
-            let rows = stencil_operators::page_models::content::features::compute(
+            let mut rows = stencil_operators::page_models::content::features::compute(
                 d, &sums, &blocks, context,
             );
             let treed = Instant::now();
+            let every_block = vec![true; blocks.len()];
+            (content_model.kinds).set(&blocks, &every_block, &mut rows, &p.url, &mut None);
             let probability = content_model.probabilities(&rows);
             let cleaning = Instant::now();
             let judgement = stencil_operators::page_models::content::Judgement {

@@ -11,6 +11,7 @@ use stencil_operators::page_models::content::features::{
     set_containers, set_lexical, Row, COUNT, NAMES,
 };
 use stencil_operators::page_models::content::forest::{ContentModel, Tree};
+use stencil_operators::page_models::content::kind::{self, set_kind, KindModel};
 use stencil_operators::page_models::content::lexicon::Lexicon;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
@@ -105,18 +106,20 @@ pub(super) fn fit(
     args: &TrainContentArgs,
 ) -> Result<ContentModel, String> {
     let inner_fold = |p: usize| xxh3_64_with_seed(examples[p].site.as_bytes(), 1) % LEXICON_FOLDS;
-    let mut out_of_fold: HashMap<usize, (Vec<f32>, Vec<f32>)> = HashMap::new();
+    let mut out_of_fold: HashMap<usize, (Vec<f32>, Vec<f32>, f32)> = HashMap::new();
     for fold in 0..LEXICON_FOLDS {
         let (held, rest): (Vec<usize>, Vec<usize>) =
             pages.iter().partition(|&&p| inner_fold(p) == fold);
         let lexicon = fit_lexicon(examples, &rest, args);
         let names = fit_containers(examples, &rest, args);
+        let kinds = fit_kinds(examples, &rest)?;
         for p in held {
             out_of_fold.insert(
                 p,
                 (
                     lexical_scores(&examples[p], &lexicon),
                     container_scores(&examples[p], &names),
+                    kind_of(&examples[p], &kinds),
                 ),
             );
         }
@@ -129,8 +132,9 @@ pub(super) fn fit(
     let mut r = 0;
     for &p in pages {
         let example = &examples[p];
-        let (scores, names) = &out_of_fold[&p];
-        let page_rows = rows_with_scores(example, scores, names);
+        let (scores, names, kind) = &out_of_fold[&p];
+        let mut page_rows = rows_with_scores(example, scores, names);
+        set_kind(&mut page_rows, *kind);
         for ((row, label), &w) in page_rows.iter().zip(&example.labels).zip(&example.weights) {
             for (f, &value) in row.iter().enumerate() {
                 if !unused[f] {
@@ -168,8 +172,75 @@ pub(super) fn fit(
     let mut model = ContentModel::new(booster.base_score, 0.5, trees)?;
     model.lexicon = fit_lexicon(examples, pages, args);
     model.containers = fit_containers(examples, pages, args);
+    model.kinds = fit_kinds(examples, pages)?;
     Ok(model)
 }
+
+/// A page's embedding for the kind classifier, over the blocks `content::probabilities` scores
+/// first (`content::kind`).
+fn kind_embedding(example: &Example) -> Vec<f64> {
+    let scored = content::scored_first(&example.blocks, example.site_inside.as_deref());
+    let rows: Vec<_> = (example.rows.iter().zip(&scored))
+        .filter(|(_, &s)| s)
+        .map(|(row, _)| *row)
+        .collect();
+    kind::embedding(&rows, &example.blocks, &scored, &example.url)
+}
+
+/// The kind `kinds` guesses for a page, as the `page_kind` feature's value.
+fn kind_of(example: &Example, kinds: &KindModel) -> f32 {
+    kinds.classify(&kind_embedding(example)) as f32
+}
+
+/// The kind classifier (`content::kind`) fitted on the pages `pages`: one forest per kind,
+/// that kind against the others, every kind weighing the same in each fit (a page of a kind
+/// with n pages weighs 1000 / n), so that the articles, four fifths of the gold, do not
+/// drown the rest. The gold's page type is the label; a page without one (the news sets) is
+/// an article.
+fn fit_kinds(examples: &[Example], pages: &[usize]) -> Result<KindModel, String> {
+    let label: Vec<usize> = (pages.iter())
+        .map(|&p| {
+            (kind::KINDS.iter())
+                .position(|k| *k == examples[p].page_type)
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut count = [0f64; kind::KINDS.len()];
+    for &l in &label {
+        count[l] += 1.0;
+    }
+    let mut columns = vec![0f64; pages.len() * kind::DIMENSIONS];
+    for (r, &p) in pages.iter().enumerate() {
+        for (d, value) in kind_embedding(&examples[p]).into_iter().enumerate() {
+            columns[d * pages.len() + r] = value;
+        }
+    }
+    let matrix = Matrix::new(&columns, pages.len(), kind::DIMENSIONS);
+    let weight: Vec<f64> = label.iter().map(|&l| 1000.0 / count[l]).collect();
+    let (mut base_scores, mut forests) = (Vec::new(), Vec::new());
+    for k in 0..kind::KINDS.len() {
+        let y: Vec<f64> = label.iter().map(|&l| f64::from(u8::from(l == k))).collect();
+        let mut booster = GradientBooster::default()
+            .set_iterations(KIND_ROUNDS)
+            .set_learning_rate(0.1)
+            .set_max_depth(4)
+            .set_parallel(false)
+            .set_seed(0);
+        booster
+            .fit(&matrix, &y, &weight, None)
+            .map_err(|e| format!("fitting the page kinds: {e}"))?;
+        base_scores.push(booster.base_score);
+        forests.push(
+            (booster.trees.iter())
+                .map(export)
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    KindModel::new(base_scores, forests)
+}
+
+/// Boosting rounds of each kind's forest.
+const KIND_ROUNDS: usize = 150;
 
 /// Which features `--without-features` leaves out of the fit.
 pub(super) fn unused_features(args: &TrainContentArgs) -> Result<[bool; COUNT], String> {
@@ -245,6 +316,7 @@ pub(super) fn cross_validate(
         );
         for p in held {
             let example = &judged[p];
+            let mut kind = None;
             out[p] = Some(content::probabilities(
                 &example.blocks,
                 example.site_inside.as_deref(),
@@ -252,12 +324,13 @@ pub(super) fn cross_validate(
                 |wanted| {
                     let scores = lexical_scores(example, &model.lexicon);
                     let names = container_scores(example, &model.containers);
-                    let rows: Vec<_> = rows_with_scores(example, &scores, &names)
+                    let mut rows: Vec<_> = rows_with_scores(example, &scores, &names)
                         .iter()
                         .zip(wanted)
                         .filter(|(_, &w)| w)
                         .map(|(row, _)| *row)
                         .collect();
+                    (model.kinds).set(&example.blocks, wanted, &mut rows, &example.url, &mut kind);
                     model.probabilities(&rows)
                 },
             ));

@@ -132,10 +132,12 @@ pub const NAMES: [&str; COUNT] = [
     "lexical_vs_page",
     // What the block's containers are called (`super::containers`).
     "container_score",
+    // What kind of page the page is (`super::kind`), the same in every row of a page.
+    "page_kind",
 ];
 
 /// Number of features in a row.
-pub const COUNT: usize = 83;
+pub const COUNT: usize = 84;
 
 pub type Row = [f32; COUNT];
 
@@ -631,8 +633,8 @@ pub fn compute_for(
             inside.get(owner).copied().unwrap_or(false)
         })));
         // The lexical and container features: 0 here, set below from the scores when there
-        // are any.
-        for _ in 0..3 {
+        // are any; and the page's kind, 0 until a model guesses it (`super::kind`).
+        for _ in 0..4 {
             put(0.0);
         }
         debug_assert_eq!(f, COUNT);
@@ -708,10 +710,13 @@ fn of_wanted<'a>(scores: &'a [f32], wanted: &'a [bool]) -> impl Iterator<Item = 
 }
 
 /// Where the two lexical features sit in a row (before the container feature; a test checks).
-const LEXICAL: usize = COUNT - 3;
+pub(super) const LEXICAL: usize = COUNT - 4;
 
-/// Where the container feature sits in a row (the last; a test checks).
-const CONTAINER: usize = COUNT - 1;
+/// Where the container feature sits in a row (before the page's kind; a test checks).
+pub(super) const CONTAINER: usize = COUNT - 2;
+
+/// Where the page's kind sits in a row (the last; a test checks), set by [`super::kind`].
+pub(super) const PAGE_KIND: usize = COUNT - 1;
 
 /// The page-level features, the same in every row of a page.
 struct PageCues {
@@ -839,6 +844,7 @@ mod tests {
         assert_eq!(feature("lexical_score"), LEXICAL);
         assert_eq!(feature("lexical_vs_page"), LEXICAL + 1);
         assert_eq!(feature("container_score"), CONTAINER);
+        assert_eq!(feature("page_kind"), PAGE_KIND);
     }
 
     #[test]

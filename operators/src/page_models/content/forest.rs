@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::features::{Row, COUNT, NAMES};
+use super::kind::KindModel;
 use super::lexicon::Lexicon;
 
 /// One tree, its nodes in arrays indexed by node number; node 0 is the root. At an inner node
@@ -27,7 +28,7 @@ pub struct Tree {
 
 impl Tree {
     /// Levels of splits on the longest path from the root to a leaf (0 for a lone leaf).
-    fn depth(&self) -> u32 {
+    pub(super) fn depth(&self) -> u32 {
         let mut deepest = 0;
         let mut stack = vec![(0usize, 0u32)];
         while let Some((node, level)) = stack.pop() {
@@ -41,7 +42,7 @@ impl Tree {
         deepest
     }
 
-    fn check(&self, features: usize) -> Result<(), String> {
+    pub(super) fn check(&self, features: usize) -> Result<(), String> {
         let n = self.leaf.len();
         if n == 0 {
             return Err("a tree has no nodes".into());
@@ -106,6 +107,42 @@ fn ceil_f32(t: f64) -> f32 {
     }
 }
 
+/// `trees` laid out as perfect binary trees of `depth` levels, one after the other: per tree
+/// 2^depth − 1 inner positions (`split_of` a trained node, `unused` where no split is, under
+/// a leaf placed higher), position p's children at 2p + 1 and 2p + 2, and 2^depth leaves (a
+/// leaf the trainer placed higher fills every slot below it). Walking such a tree is `depth`
+/// steps with no branch on the data.
+pub(super) fn lay_out<'t, S: Copy>(
+    trees: impl IntoIterator<Item = &'t Tree>,
+    depth: u32,
+    unused: S,
+    split_of: impl Fn(&Tree, usize) -> S,
+) -> (Vec<S>, Vec<f32>) {
+    let inner = (1usize << depth) - 1;
+    let (mut splits, mut leaves) = (Vec::new(), Vec::new());
+    for tree in trees {
+        let at = splits.len();
+        splits.resize(at + inner, unused);
+        let first_leaf = leaves.len();
+        leaves.resize(first_leaf + inner + 1, 0.0);
+        // (node of the trained tree, position in the perfect one, its level)
+        let mut stack = vec![(0usize, 0usize, 0u32)];
+        while let Some((node, position, level)) = stack.pop() {
+            if tree.leaf[node] {
+                // Every leaf slot below `position`: a run of 2^(depth − level) slots.
+                let below = depth - level;
+                let first = first_leaf + ((position + 1) << below) - 1 - inner;
+                leaves[first..first + (1 << below)].fill(tree.value[node]);
+                continue;
+            }
+            splits[at + position] = split_of(tree, node);
+            stack.push((tree.left[node] as usize, 2 * position + 1, level + 1));
+            stack.push((tree.right[node] as usize, 2 * position + 2, level + 1));
+        }
+    }
+    (splits, leaves)
+}
+
 /// The model file (`operators/models/content.json` ships in the binary).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ContentModel {
@@ -122,6 +159,9 @@ pub struct ContentModel {
     /// The container names' weights behind the container features (`super::containers`).
     #[serde(default)]
     pub containers: Lexicon,
+    /// The forests that guess the page's kind, the `page_kind` feature (`super::kind`).
+    #[serde(default)]
+    pub kinds: KindModel,
     /// How the model was made (data, folds, parameters, cross-validated figures): for people.
     #[serde(default)]
     pub training: serde_json::Value,
@@ -147,6 +187,7 @@ impl PartialEq for ContentModel {
             && self.trees == other.trees
             && self.lexicon == other.lexicon
             && self.containers == other.containers
+            && self.kinds == other.kinds
             && self.training == other.training
     }
 }
@@ -191,36 +232,20 @@ impl ContentModel {
                 .map_err(|e| format!("content model: {e}"))?;
             depth = depth.max(tree.depth());
         }
+        self.kinds
+            .prepare()
+            .map_err(|e| format!("content model: {e}"))?;
         if depth > MAX_DEPTH {
             return Err(format!(
                 "content model: a tree {depth} levels deep (at most {MAX_DEPTH})"
             ));
         }
-        let inner = (1usize << depth) - 1;
         self.depth = depth;
-        self.splits = vec![Split::default(); inner * self.trees.len()];
-        self.leaves = vec![0.0; (inner + 1) * self.trees.len()];
-        for (t, tree) in self.trees.iter().enumerate() {
-            let splits = &mut self.splits[t * inner..(t + 1) * inner];
-            let leaves = &mut self.leaves[t * (inner + 1)..(t + 1) * (inner + 1)];
-            // (node of the trained tree, position in the perfect one, its level)
-            let mut stack = vec![(0usize, 0usize, 0u32)];
-            while let Some((node, position, level)) = stack.pop() {
-                if tree.leaf[node] {
-                    // Every leaf slot below `position`: a run of 2^(depth − level) slots.
-                    let below = depth - level;
-                    let first = ((position + 1) << below) - 1 - inner;
-                    leaves[first..first + (1 << below)].fill(tree.value[node]);
-                    continue;
-                }
-                splits[position] = Split {
-                    split: ceil_f32(tree.threshold[node]),
-                    feature: tree.feature[node],
-                };
-                stack.push((tree.left[node] as usize, 2 * position + 1, level + 1));
-                stack.push((tree.right[node] as usize, 2 * position + 2, level + 1));
-            }
-        }
+        (self.splits, self.leaves) =
+            lay_out(&self.trees, depth, Split::default(), |tree, node| Split {
+                split: ceil_f32(tree.threshold[node]),
+                feature: tree.feature[node],
+            });
         Ok(())
     }
 

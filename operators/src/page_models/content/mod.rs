@@ -21,6 +21,7 @@ pub mod features;
 pub mod forest;
 pub mod identifiers;
 pub mod items;
+pub mod kind;
 pub mod lexicon;
 pub mod markup;
 pub mod repeats;
@@ -98,8 +99,11 @@ pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentM
         siblings: Some(&siblings),
         ..context
     };
+    let mut kind = None;
     let probability = probabilities(&blocks, context.site_inside, model.threshold, |wanted| {
-        model.probabilities(&features::compute_for(dom, sums, &blocks, context, wanted))
+        let mut rows = features::compute_for(dom, sums, &blocks, context, wanted);
+        (model.kinds).set(&blocks, wanted, &mut rows, context.url, &mut kind);
+        model.probabilities(&rows)
     });
     let content = decide(
         dom,
@@ -135,17 +139,10 @@ pub fn probabilities(
     mut score: impl FnMut(&[bool]) -> Vec<f32>,
 ) -> Vec<f32> {
     let everything = || vec![true; blocks.len()];
-    let Some(inside) = site_inside else {
+    if site_inside.is_none() {
         return score(&everything());
-    };
-    let outside: Vec<bool> = blocks
-        .owners
-        .iter()
-        .zip(&blocks.stats)
-        .map(|(&o, stats)| {
-            !inside.get(o as usize).copied().unwrap_or(false) || stats.chars >= PARAGRAPH_CHARS
-        })
-        .collect();
+    }
+    let outside = scored_first(blocks, site_inside);
     let scored = score(&outside);
     let mut probability = vec![0f32; blocks.len()];
     let mut scored = scored.into_iter();
@@ -157,6 +154,19 @@ pub fn probabilities(
     } else {
         score(&everything())
     }
+}
+
+/// The blocks [`probabilities`] scores first: on a host with statistics those outside the
+/// site-level templates and the long ones inside; else every block.
+pub fn scored_first(blocks: &Blocks, site_inside: Option<&[bool]>) -> Vec<bool> {
+    let Some(inside) = site_inside else {
+        return vec![true; blocks.len()];
+    };
+    (blocks.owners.iter().zip(&blocks.stats))
+        .map(|(&o, stats)| {
+            !inside.get(o as usize).copied().unwrap_or(false) || stats.chars >= PARAGRAPH_CHARS
+        })
+        .collect()
 }
 
 /// Blocks inside a site-level template this long are scored all the same: a host-wide
