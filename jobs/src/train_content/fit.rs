@@ -219,6 +219,13 @@ fn fit_kinds(examples: &[Example], pages: &[usize]) -> Result<KindModel, String>
     let weight: Vec<f64> = label.iter().map(|&l| 1000.0 / count[l]).collect();
     let (mut base_scores, mut forests) = (Vec::new(), Vec::new());
     for k in 0..kind::KINDS.len() {
+        // A kind no page has is never the guess; one every page has, always. Boosting either
+        // would start from an infinite log-odds.
+        if count[k] == 0.0 || count[k] == pages.len() as f64 {
+            base_scores.push(if count[k] == 0.0 { f64::MIN } else { 0.0 });
+            forests.push(Vec::new());
+            continue;
+        }
         let y: Vec<f64> = label.iter().map(|&l| f64::from(u8::from(l == k))).collect();
         let mut booster = GradientBooster::default()
             .set_iterations(KIND_ROUNDS)

@@ -222,6 +222,9 @@ impl KindModel {
                 KINDS.len()
             ));
         }
+        if let Some(score) = self.base_scores.iter().find(|s| !s.is_finite()) {
+            return Err(format!("page kinds: a base score of {score}"));
+        }
         let mut depth = 0;
         for tree in self.forests.iter().flatten() {
             tree.check(DIMENSIONS)?;
@@ -403,5 +406,8 @@ mod tests {
         KindModel::default().set(&blocks, &all, &mut untouched, "", &mut None);
         assert!(untouched.iter().all(|r| r[PAGE_KIND] == 0.0));
         assert!(KindModel::new(vec![0.0], vec![vec![]]).is_err());
+        let mut unseen = vec![0.0; KINDS.len()];
+        unseen[1] = f64::NAN;
+        assert!(KindModel::new(unseen, vec![vec![]; KINDS.len()]).is_err());
     }
 }
