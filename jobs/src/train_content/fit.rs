@@ -218,11 +218,11 @@ fn fit_kinds(examples: &[Example], pages: &[usize]) -> Result<KindModel, String>
     let matrix = Matrix::new(&columns, pages.len(), kind::DIMENSIONS);
     let weight: Vec<f64> = label.iter().map(|&l| 1000.0 / count[l]).collect();
     let (mut base_scores, mut forests) = (Vec::new(), Vec::new());
-    for k in 0..kind::KINDS.len() {
+    for (k, &pages_of_kind) in count.iter().enumerate() {
         // A kind no page has is never the guess; one every page has, always. Boosting either
         // would start from an infinite log-odds.
-        if count[k] == 0.0 || count[k] == pages.len() as f64 {
-            base_scores.push(if count[k] == 0.0 { f64::MIN } else { 0.0 });
+        if pages_of_kind == 0.0 || pages_of_kind == pages.len() as f64 {
+            base_scores.push(if pages_of_kind == 0.0 { f64::MIN } else { 0.0 });
             forests.push(Vec::new());
             continue;
         }
