@@ -71,6 +71,14 @@ impl Rule {
 /// took the bet there.
 pub const CONFIDENT_BLOCK: f32 = 0.95;
 
+/// What a rule calls content, and whether a page left without content was the rule's bet.
+pub(super) struct RuleCalls {
+    pub calls: Vec<bool>,
+    /// The expected-F1 calls kept nothing because nothing is their best bet, not because
+    /// nothing passed a threshold (a miss that [`super::decide`] makes up for).
+    pub nothing_is_the_bet: bool,
+}
+
 /// The calls of `rule` alone, before the rules of [`super::decide`] that every call goes through.
 pub(super) fn by_rule(
     dom: &Dom,
@@ -79,22 +87,53 @@ pub(super) fn by_rule(
     probability: &[f32],
     threshold: f32,
     rule: Rule,
-) -> Vec<bool> {
+) -> RuleCalls {
+    let bet = |calls: Vec<bool>| RuleCalls {
+        nothing_is_the_bet: !calls.is_empty() && !calls.contains(&true),
+        calls,
+    };
+    let by_threshold = |calls| RuleCalls {
+        calls,
+        nothing_is_the_bet: false,
+    };
     let own: Vec<bool> = probability.iter().map(|&p| p >= threshold).collect();
     match rule {
-        Rule::Blocks => own,
-        Rule::ExpectedF1 => expected_f1_calls(blocks, probability),
+        Rule::ExpectedF1 => bet(expected_f1_calls(blocks, probability)),
         Rule::BlocksUnlessUnsure => {
             let confident = probability.iter().any(|&p| p >= CONFIDENT_BLOCK);
             if confident && !unsure_page(blocks, probability, threshold) {
-                own
+                by_threshold(own)
             } else {
-                expected_f1_calls(blocks, probability)
+                bet(expected_f1_calls(blocks, probability))
             }
         }
         Rule::RegionUnlessUnsure if unsure_page(blocks, probability, threshold) => {
-            expected_f1_calls(blocks, probability)
+            bet(expected_f1_calls(blocks, probability))
         }
+        _ => by_threshold(by_threshold_rule(
+            dom,
+            sums,
+            blocks,
+            probability,
+            threshold,
+            own,
+            rule,
+        )),
+    }
+}
+
+/// The rules that call by thresholds (of the blocks' own or their smoothed probabilities).
+fn by_threshold_rule(
+    dom: &Dom,
+    sums: &[Subtree],
+    blocks: &Blocks,
+    probability: &[f32],
+    threshold: f32,
+    own: Vec<bool>,
+    rule: Rule,
+) -> Vec<bool> {
+    match rule {
+        Rule::Blocks | Rule::ExpectedF1 | Rule::BlocksUnlessUnsure => own,
         Rule::Region | Rule::RegionUnlessUnsure => {
             let first = probability.iter().position(|&p| p >= 0.8);
             let last = probability.iter().rposition(|&p| p >= 0.8);
@@ -138,14 +177,23 @@ pub(super) fn by_rule(
 /// threshold for F1 is half the F1 the page can reach. Where the model is unsure of the whole
 /// page (a listing whose hundred items each look 30% like content), a fixed threshold keeps
 /// nothing, while these calls keep the items, because keeping them is the better bet.
+///
+/// Keeping nothing is a candidate too: it scores 1 when the page has no main content at all
+/// and 0 otherwise, so it is worth the chance that no block is content, `Π (1 − p)`. That bet
+/// wins only on a page of a few blocks none of which is likely, such as a script shell
+/// whose only text is its footer, where the likeliest footer line would otherwise be kept.
 pub fn expected_f1_calls(blocks: &Blocks, probability: &[f32]) -> Vec<bool> {
     let chars = |b: usize| f64::from(blocks.stats[b].chars.max(1));
     let expected: f64 = (0..probability.len())
         .map(|b| f64::from(probability[b]) * chars(b))
         .sum();
+    let nothing_is_content: f64 = probability
+        .iter()
+        .map(|&p| 1.0 - f64::from(p.clamp(0.0, 1.0)))
+        .product();
     let mut order: Vec<usize> = (0..probability.len()).collect();
     order.sort_by(|&a, &b| probability[b].total_cmp(&probability[a]).then(a.cmp(&b)));
-    let (mut hits, mut kept, mut best, mut best_len) = (0f64, 0f64, 0f64, 0);
+    let (mut hits, mut kept, mut best, mut best_len) = (0f64, 0f64, nothing_is_content, 0);
     for (k, &b) in order.iter().enumerate() {
         hits += f64::from(probability[b]) * chars(b);
         kept += chars(b);
@@ -278,8 +326,8 @@ mod tests {
                 kept += c;
             }
         }
-        if kept + expected == 0.0 {
-            0.0
+        if kept == 0.0 {
+            p.iter().map(|&p| 1.0 - f64::from(p)).product()
         } else {
             2.0 * hits / (kept + expected)
         }
@@ -296,9 +344,13 @@ mod tests {
             .collect();
         let n = blocks.len();
         let mut rng = crate::synth::SplitMix(0xf1);
-        for _ in 0..300 {
-            let p: Vec<f32> = (0..n).map(|_| rng.unit()).collect();
+        let mut kept_nothing = 0;
+        for draw in 0..300 {
+            // Every other page is unlikely throughout, where keeping nothing can be best.
+            let scale = if draw % 2 == 0 { 1.0 } else { 0.4 };
+            let p: Vec<f32> = (0..n).map(|_| scale * rng.unit()).collect();
             let calls = expected_f1_calls(&blocks, &p);
+            kept_nothing += usize::from(!calls.contains(&true));
             let best = (0..1u32 << n)
                 .map(|mask| {
                     let keep: Vec<bool> = (0..n).map(|b| mask >> b & 1 == 1).collect();
@@ -311,6 +363,43 @@ mod tests {
                 "{p:?}"
             );
         }
+        // Both kinds of answer were among the draws: keeping nothing was sometimes the best.
+        assert!((1..300).contains(&kept_nothing), "{kept_nothing}");
+    }
+
+    #[test]
+    fn a_shell_without_a_likely_block_keeps_nothing() {
+        // A script shell: nothing but its footer, the likeliest line at 0.4.
+        let dom = dom::parse(
+            "<body><footer><p>Help center, disputes and reports</p><h3>Sites in other \
+             languages</h3><p>Russian, Portuguese, Spanish, French</p></footer></body>",
+            512,
+        );
+        let sums = summarize(&dom, "example.com");
+        let blocks = blocks::blocks(&dom);
+        assert_eq!(blocks.len(), 3);
+        let p = [0.05, 0.4, 0.1];
+        // Keeping the heading is worth 2·0.4·c/(c + Σ p·c), about 0.49 here; keeping nothing
+        // the chance that no block is content, 0.95·0.6·0.9 ≈ 0.51.
+        assert_eq!(
+            calls_of(&dom, &sums, &blocks, &p, Rule::BlocksUnlessUnsure),
+            [false; 3]
+        );
+        assert_eq!(
+            calls_of(&dom, &sums, &blocks, &p, Rule::ExpectedF1),
+            [false; 3]
+        );
+        // A threshold that keeps nothing is a miss, and the likeliest blocks are kept instead.
+        assert_eq!(
+            calls_of(&dom, &sums, &blocks, &p, Rule::Blocks),
+            [false, true, false]
+        );
+        // Once a block is likelier than not, keeping it is the better bet.
+        let p = [0.05, 0.6, 0.1];
+        assert_eq!(
+            calls_of(&dom, &sums, &blocks, &p, Rule::BlocksUnlessUnsure),
+            [false, true, false]
+        );
     }
 
     #[test]

@@ -179,7 +179,8 @@ pub const PARAGRAPH_CHARS: u32 = 80;
 /// ([`tables`]), preformatted text and a heading that links to itself above content are kept
 /// and modal dialogs dropped ([`markup`]), as are strings of machine identifiers
 /// ([`identifiers`]), a product's buyers' reviews are dropped ([`reviews`]), a page left
-/// empty keeps its likeliest blocks, a product page keeps its facts ([`facts`]), readers'
+/// empty keeps its likeliest blocks (unless keeping nothing was the expected-F1 calls' bet,
+/// [`calls::expected_f1_calls`]), a product page keeps its facts ([`facts`]), readers'
 /// comments are dropped ([`comments`]), and text called content twice is kept once
 /// ([`repeats`]). Of `context` the URL, the site-level evidence, the names and the alike
 /// siblings are read (the last two computed here when `None`, as in [`Context`]).
@@ -195,7 +196,10 @@ pub fn decide(
     // Before any call: the rules below read the pooled probabilities as the trees' own.
     let siblings = items::Siblings::given_or_of_page(dom, context.siblings);
     let probability = &items::pool(dom, &siblings, blocks, probability);
-    let mut calls = calls::by_rule(dom, sums, blocks, probability, threshold, rule);
+    let calls::RuleCalls {
+        mut calls,
+        nothing_is_the_bet,
+    } = calls::by_rule(dom, sums, blocks, probability, threshold, rule);
     tables::keep_data_tables(dom, blocks, probability, &mut calls);
     markup::keep_preformatted(dom, blocks, probability, &mut calls);
     markup::keep_anchored_headings(dom, blocks, &mut calls);
@@ -203,8 +207,9 @@ pub fn decide(
     identifiers::drop_identifier_strings(dom, blocks, &mut calls);
     let one_product = reviews::drop_product_reviews(dom, blocks, &mut calls);
     // A page with no block called content is almost always a miss, not a page without
-    // content: keep its likeliest blocks (within half the best probability) instead.
-    if !calls.contains(&true) {
+    // content: keep its likeliest blocks (within half the best probability) instead, unless
+    // keeping nothing was the expected-F1 calls' bet.
+    if !calls.contains(&true) && !nothing_is_the_bet {
         let best = probability.iter().copied().fold(0.0f32, f32::max);
         if best >= EMPTY_PAGE_FLOOR {
             for (call, &p) in calls.iter_mut().zip(probability) {
