@@ -133,6 +133,7 @@ fn by_threshold_rule(
     rule: Rule,
 ) -> Vec<bool> {
     match rule {
+        // The expected-F1 rules are `by_rule`'s; here they would be the threshold alone.
         Rule::Blocks | Rule::ExpectedF1 | Rule::BlocksUnlessUnsure => own,
         Rule::Region | Rule::RegionUnlessUnsure => {
             let first = probability.iter().position(|&p| p >= 0.8);
