@@ -88,52 +88,25 @@ pub(super) fn by_rule(
     threshold: f32,
     rule: Rule,
 ) -> RuleCalls {
-    let bet = |calls: Vec<bool>| RuleCalls {
-        nothing_is_the_bet: !calls.is_empty() && !calls.contains(&true),
-        calls,
-    };
-    let by_threshold = |calls| RuleCalls {
-        calls,
-        nothing_is_the_bet: false,
-    };
-    let own: Vec<bool> = probability.iter().map(|&p| p >= threshold).collect();
-    match rule {
-        Rule::ExpectedF1 => bet(expected_f1_calls(blocks, probability)),
+    let takes_the_bet = match rule {
+        Rule::ExpectedF1 => true,
         Rule::BlocksUnlessUnsure => {
-            let confident = probability.iter().any(|&p| p >= CONFIDENT_BLOCK);
-            if confident && !unsure_page(blocks, probability, threshold) {
-                by_threshold(own)
-            } else {
-                bet(expected_f1_calls(blocks, probability))
-            }
+            !probability.iter().any(|&p| p >= CONFIDENT_BLOCK)
+                || unsure_page(blocks, probability, threshold)
         }
-        Rule::RegionUnlessUnsure if unsure_page(blocks, probability, threshold) => {
-            bet(expected_f1_calls(blocks, probability))
-        }
-        _ => by_threshold(by_threshold_rule(
-            dom,
-            sums,
-            blocks,
-            probability,
-            threshold,
-            own,
-            rule,
-        )),
+        Rule::RegionUnlessUnsure => unsure_page(blocks, probability, threshold),
+        _ => false,
+    };
+    if takes_the_bet {
+        let calls = expected_f1_calls(blocks, probability);
+        return RuleCalls {
+            nothing_is_the_bet: !calls.is_empty() && !calls.contains(&true),
+            calls,
+        };
     }
-}
-
-/// The rules that call by thresholds (of the blocks' own or their smoothed probabilities).
-fn by_threshold_rule(
-    dom: &Dom,
-    sums: &[Subtree],
-    blocks: &Blocks,
-    probability: &[f32],
-    threshold: f32,
-    own: Vec<bool>,
-    rule: Rule,
-) -> Vec<bool> {
-    match rule {
-        // The expected-F1 rules are `by_rule`'s; here they would be the threshold alone.
+    let own: Vec<bool> = probability.iter().map(|&p| p >= threshold).collect();
+    let calls = match rule {
+        // `ExpectedF1` always takes the bet, and `BlocksUnlessUnsure` here is a sure page.
         Rule::Blocks | Rule::ExpectedF1 | Rule::BlocksUnlessUnsure => own,
         Rule::Region | Rule::RegionUnlessUnsure => {
             let first = probability.iter().position(|&p| p >= 0.8);
@@ -167,6 +140,10 @@ fn by_threshold_rule(
                 })
                 .collect()
         }
+    };
+    RuleCalls {
+        calls,
+        nothing_is_the_bet: false,
     }
 }
 
