@@ -21,6 +21,11 @@
 //! - a short cell or definition (`<td>`, `<dd>`, `<dt>`, `<th>`, at most 80 characters), not
 //!   mostly link text; a `<dt>`, `<dd>` or `<th>` also when an element or two of its own wrap
 //!   its text (`<dt><div>Weight</div></dt>`), or
+//! - a row of a details list set without colons, a label and its value in two elements and
+//!   no other text (`<li><span>ISBN-13</span> <span>978…</span></li>`, `<tr><td><div>Weight
+//!   </div></td><td><div>2 lb</div></td></tr>`): three or more such rows under one parent, no
+//!   two with the same label, the label a few words and no link, the value a line long and
+//!   not mostly link text, no form control in the row, or
 //! - the product's name (the page's first `<h1>` outside the site's templates, else the first
 //!   block that opens like the page's `<title>`, else the first `<h2>`), and among the three
 //!   blocks after it a heading or a byline ("by <a>Author</a>", in whatever element: a book's
@@ -41,15 +46,19 @@
 //! lines of one `<p>` or as labels and values in sibling `<div>`s; the end-to-end test
 //! `swde_values_survive_as_other_shops_write_them`) kept title, author and ISBN-13 on 31–74%
 //! of pages before the parts for names, bylines, linked values, details lines and values set
-//! apart were added, and on 98.5–100% after (docs/evaluation.md, ninth session). A details
-//! list without colons (`<span>ISBN-13</span> <span>978…</span>`) is not recognized: rows of
-//! a short label element and a value also describe sidebars and filter lists ("James Fallows
-//! 7:28 PM ET", "Coffee (24)"), and keeping them cost more than it saved on the dev pages.
+//! apart were added, and on 98.5–100% after (docs/evaluation.md, ninth session). Details
+//! lists without colons (the label in a `<span>` or a `<div>` of its own, the value beside it)
+//! kept the ISBN-13 on 20–23% of the pages until the thirty-eighth session's rows: rows of a
+//! short label element and a value also make related-stories lists ("23 Mar 2012 |
+//! <a>headline</a>"), menus with blurbs and shops' filters, so a row's value must not be link
+//! text and the row must hold no form control; so narrowed, the rows move the dev pages' held-
+//! out macro F1 by −0.01 points (docs/evaluation.md, thirty-eighth session).
 
 use std::cell::OnceCell;
 
 use super::blocks::{visible_chars, Blocks, NONE};
-use crate::dom::Dom;
+use crate::dom::subtree::Subtree;
+use crate::dom::{Dom, NodeKind};
 use html5ever::local_name;
 
 const MAX_PRICE_BLOCK_CHARS: u32 = 60;
@@ -78,6 +87,7 @@ const TITLE_WORDS: usize = 2;
 /// ([`super::reviews::Declared::one_product`]).
 pub fn keep_facts(
     dom: &Dom,
+    sums: &[Subtree],
     blocks: &Blocks,
     site_inside: Option<&[bool]>,
     one_product: bool,
@@ -187,7 +197,142 @@ pub fn keep_facts(
             }
         }
     }
+    added += keep_label_value_rows(dom, sums, blocks, site_inside, calls);
     added
+}
+
+/// Rows of a details list set without colons: at least this many under one parent.
+const MIN_ROWS: usize = 3;
+/// A label without a colon is a name, not a phrase: "ISBN-13", "Overall Weight".
+const MAX_LABEL_WORDS: u32 = 5;
+
+/// A row of a details list set without a colon: an element holding a label and its value in
+/// two elements of their own and no other text.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Row {
+    parent: usize,
+    row: usize,
+    label: usize,
+    value: usize,
+}
+
+/// Element `row` as a [`Row`] (`<li><span>ISBN-13</span> <span>978…</span></li>`,
+/// `<tr><td><div>Weight</div></td><td><div>2 lb</div></td></tr>`), if it is one: its label is
+/// short, a few words and no link; its value is a line long, not mostly link text and links
+/// to at most three things; and it holds no form control. A related-stories list ("23 Mar
+/// 2012 | <a>headline</a>"), a menu of links with their blurbs and a shop's filters ("Keying
+/// Type | ☐ Keyed Alike") are made of rows of two elements too; a label's value is seldom a
+/// link (a book's author, when it is one, is kept as the byline under the title).
+fn row_of(dom: &Dom, sums: &[Subtree], row: usize) -> Option<Row> {
+    let mut parts = [0usize; 2];
+    let mut count = 0;
+    for child in dom.children(row) {
+        match dom.node(child).kind {
+            // Text of the row's own, beside the two elements: not a label and a value alone.
+            NodeKind::Text { visible: true, .. }
+                if dom
+                    .visible_text(child)
+                    .is_some_and(|t| !t.trim().is_empty()) =>
+            {
+                return None;
+            }
+            NodeKind::Element(_) if sums[child].text_chars > 0 => {
+                if count == parts.len() {
+                    return None;
+                }
+                parts[count] = child;
+                count += 1;
+            }
+            _ => {}
+        }
+    }
+    let [label, value] = parts;
+    let (label_sums, value_sums) = (&sums[label], &sums[value]);
+    let shaped = count == parts.len()
+        && label_sums.text_chars as usize <= LABEL_WITHIN
+        && label_sums.words <= MAX_LABEL_WORDS
+        && label_sums.anchor_text_chars == 0
+        && value_sums.text_chars <= MAX_LINE_CHARS
+        && value_sums.links <= MAX_VALUE_LINKS
+        && 2 * value_sums.anchor_text_chars <= value_sums.text_chars;
+    let form = || {
+        dom.subtree(row).any(|i| {
+            dom.tag(i).is_some_and(|t| {
+                matches!(
+                    *t,
+                    local_name!("input")
+                        | local_name!("select")
+                        | local_name!("textarea")
+                        | local_name!("button")
+                        | local_name!("label")
+                )
+            })
+        })
+    };
+    (shaped && !form()).then_some(Row {
+        parent: dom.parent(row)?,
+        row,
+        label,
+        value,
+    })
+}
+
+/// Keeps the blocks of details lists set without colons: at least [`MIN_ROWS`] [`Row`]s under
+/// one parent, no two with the same label (item cards repeat theirs: "Price", "Price", …),
+/// each row whose value is outside the site's templates (its label may be one). Returns how
+/// many blocks it added.
+fn keep_label_value_rows(
+    dom: &Dom,
+    sums: &[Subtree],
+    blocks: &Blocks,
+    site_inside: Option<&[bool]>,
+    calls: &mut [bool],
+) -> usize {
+    let mut rows: Vec<Row> = (0..dom.len())
+        .filter(|&i| dom.element(i).is_some())
+        .filter_map(|i| row_of(dom, sums, i))
+        .collect();
+    // By parent, then in document order.
+    rows.sort_unstable();
+    let templated =
+        |node: usize| site_inside.is_some_and(|inside| inside.get(node).copied().unwrap_or(false));
+    let mut added = 0;
+    for list in rows.chunk_by(|a, b| a.parent == b.parent) {
+        if list.len() < MIN_ROWS || labels_repeat(dom, list) {
+            continue;
+        }
+        for row in list.iter().filter(|row| !templated(row.value)) {
+            // The row's own blocks: not one that holds the row inside a longer text.
+            let within = dom.subtree(row.row);
+            for i in dom.subtree(row.row) {
+                let b = blocks.of_node[i];
+                if b != NONE
+                    && within.contains(&(blocks.owners[b as usize] as usize))
+                    && !calls[b as usize]
+                {
+                    calls[b as usize] = true;
+                    added += 1;
+                }
+            }
+        }
+    }
+    added
+}
+
+/// Whether two of the rows have the same label (case and surrounding white space aside).
+fn labels_repeat(dom: &Dom, rows: &[Row]) -> bool {
+    let mut labels: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let text: String = dom
+                .subtree(row.label)
+                .filter_map(|i| dom.visible_text(i))
+                .collect();
+            text.trim().to_lowercase()
+        })
+        .collect();
+    labels.sort_unstable();
+    labels.windows(2).any(|pair| pair[0] == pair[1])
 }
 
 /// Whether block `b` is all that a definition or a header cell holds, wrapped in an element or
@@ -395,6 +540,7 @@ impl<'a> BlockTexts<'a> {
 mod tests {
     use super::*;
     use crate::dom;
+    use crate::dom::subtree::summarize;
     use crate::page_models::content::blocks::blocks;
 
     #[test]
@@ -413,7 +559,14 @@ mod tests {
         let site: Vec<bool> = (0..product.len())
             .map(|i| product.tag(i).is_some_and(|t| &**t == "div"))
             .collect();
-        let added = keep_facts(&product, &product_blocks, Some(&site), false, &mut calls);
+        let added = keep_facts(
+            &product,
+            &summarize(&product, "example.com"),
+            &product_blocks,
+            Some(&site),
+            false,
+            &mut calls,
+        );
         assert_eq!(calls, [true, true, false, true, true, false, false]);
         assert_eq!(added, 3, "the byline, the ISBN and the page count");
 
@@ -426,7 +579,14 @@ mod tests {
         let mut calls = vec![false; story_blocks.len()];
         calls[0] = true;
         assert_eq!(
-            keep_facts(&story, &story_blocks, None, false, &mut calls),
+            keep_facts(
+                &story,
+                &summarize(&story, "example.com"),
+                &story_blocks,
+                None,
+                false,
+                &mut calls
+            ),
             0,
             "a price in a paragraph makes no product page"
         );
@@ -451,7 +611,14 @@ mod tests {
         let page = dom::parse(html, 512);
         let page_blocks = blocks(&page);
         let mut calls = vec![false; page_blocks.len()];
-        keep_facts(&page, &page_blocks, None, one_product, &mut calls);
+        keep_facts(
+            &page,
+            &summarize(&page, "example.com"),
+            &page_blocks,
+            None,
+            one_product,
+            &mut calls,
+        );
         let texts = BlockTexts::of(&page, &page_blocks);
         let mut text = String::new();
         (0..page_blocks.len())
@@ -611,7 +778,14 @@ mod tests {
         let site: Vec<bool> = (0..page.len())
             .map(|i| page.classes(i).any(|c| c == "label"))
             .collect();
-        keep_facts(&page, &page_blocks, Some(&site), false, &mut calls);
+        keep_facts(
+            &page,
+            &summarize(&page, "example.com"),
+            &page_blocks,
+            Some(&site),
+            false,
+            &mut calls,
+        );
         assert_eq!(
             calls,
             [true, false, true, true, true, true, false, false],
@@ -642,6 +816,85 @@ mod tests {
             ],
             "a label in an element or two inside <dt> or <th> is kept with its value; a layout \
              table's <td> wrapper and a <dt> holding two texts are not cells"
+        );
+    }
+
+    #[test]
+    fn rows_of_a_label_and_a_value_without_colons_are_a_details_list() {
+        let kept = kept(facts_of(
+            "<body><h1>A Book</h1><p>$9.99</p>\
+             <ul><li><span>ISBN-13</span> <span>9780316125581</span></li>\
+             <li><span>Publisher</span> <span>Hachette</span></li>\
+             <li><span>Pages</span> <span>192</span></li></ul>\
+             <table><tr><td><div>Weight</div></td><td><div>2 lb</div></td></tr>\
+             <tr><td><div>Width</div></td><td><div>6 in</div></td></tr>\
+             <tr><td><div>Height</div></td><td><div>9 in</div></td></tr></table></body>",
+        ));
+        assert_eq!(
+            kept,
+            [
+                "A Book",
+                // `facts_of` joins a block's text nodes as they are (the white space between
+                // them is no text node of the block); the cleaned text keeps the gap.
+                "ISBN-139780316125581",
+                "PublisherHachette",
+                "Pages192",
+                "Weight",
+                "2 lb",
+                "Width",
+                "6 in",
+                "Height",
+                "9 in"
+            ],
+            "a row is one block (inline label and value) or two (a label and a value in blocks \
+             of their own)"
+        );
+    }
+
+    #[test]
+    fn rows_of_links_filters_and_item_cards_are_no_details_list() {
+        let facts = facts_of(
+            "<body><h1>A Book</h1><p>$9.99</p>\
+             <ul><li><span>23 Mar</span> <a href=/a>A headline</a></li>\
+             <li><span>24 Mar</span> <a href=/b>Another headline</a></li>\
+             <li><span>25 Mar</span> <a href=/c>A third headline</a></li></ul>\
+             <ul><li><span>Keying Type</span> <span><input type=checkbox>Keyed</span></li>\
+             <li><span>Size</span> <span><input type=checkbox>Large</span></li>\
+             <li><span>Color</span> <span><input type=checkbox>Red</span></li></ul>\
+             <ul><li><span>Price</span> <span>10</span></li><li><span>Price</span> <span>12</span></li>\
+             <li><span>Price</span> <span>14</span></li></ul>\
+             <ul><li><span>Author</span> <span>Ann</span></li>\
+             <li><span>Format</span> <span>Paperback</span></li></ul>\
+             <p><span>Ships</span> <span>today</span> and the rest of a long sentence.</p></body>",
+        );
+        assert_eq!(
+            kept(facts),
+            ["A Book"],
+            "headlines after dates, a shop's filters, repeated labels, two rows alone and a row \
+             inside a sentence are left to the model"
+        );
+    }
+
+    #[test]
+    fn a_row_whose_value_is_the_same_on_every_page_is_no_fact() {
+        let page = dom::parse(
+            "<body><h1>A Book</h1><p>$9.99</p>\
+             <ul><li><span class=l>ISBN-13</span> <span>9780316125581</span></li>\
+             <li><span class=l>Publisher</span> <span class=site>Our own press</span></li>\
+             <li><span class=l>Pages</span> <span>192</span></li></ul></body>",
+            512,
+        );
+        let page_blocks = blocks(&page);
+        let mut calls = vec![false; page_blocks.len()];
+        let site: Vec<bool> = (0..page.len())
+            .map(|i| page.classes(i).any(|c| c == "site" || c == "l"))
+            .collect();
+        let sums = summarize(&page, "example.com");
+        keep_facts(&page, &sums, &page_blocks, Some(&site), false, &mut calls);
+        assert_eq!(
+            calls,
+            [true, false, true, false, true],
+            "the ISBN and page count rows, not the publisher the host names on every page"
         );
     }
 }

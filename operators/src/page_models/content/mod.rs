@@ -217,7 +217,14 @@ pub fn decide(
             }
         }
     }
-    facts::keep_facts(dom, blocks, context.site_inside, one_product, &mut calls);
+    facts::keep_facts(
+        dom,
+        sums,
+        blocks,
+        context.site_inside,
+        one_product,
+        &mut calls,
+    );
     // After the facts rule: a comment's "Posted by: …" line is no fact of the page.
     comments::drop_comments(dom, blocks, context.names, context.url, &mut calls);
     repeats::drop_repeats(dom, blocks, &mut calls);
