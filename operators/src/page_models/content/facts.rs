@@ -221,8 +221,10 @@ struct Row {
 /// short, a few words and no link; its value is a line long, not mostly link text and links
 /// to at most three things; and it holds no form control. A related-stories list ("23 Mar
 /// 2012 | <a>headline</a>"), a menu of links with their blurbs and a shop's filters ("Keying
-/// Type | ☐ Keyed Alike") are made of rows of two elements too; a label's value is seldom a
-/// link (a book's author, when it is one, is kept as the byline under the title).
+/// Type | ☐ Keyed Alike") are made of rows of two elements too. A linked value is lost here
+/// (an author set as "Author | <a>…</a>" survives only as the byline under the title or with
+/// a colon): allowing one when the label has no digit kept menus' groups ("Learn | <a>Blog
+/// </a>") on the dev pages (docs/evaluation.md, thirty-eighth session).
 fn row_of(dom: &Dom, sums: &[Subtree], row: usize) -> Option<Row> {
     let mut parts = [0usize; 2];
     let mut count = 0;
