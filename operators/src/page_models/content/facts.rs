@@ -105,14 +105,7 @@ pub fn keep_facts(
         dom.tag(blocks.owners[b] as usize)
             .is_some_and(crate::dom::is_heading)
     };
-    let templated = |b: usize| {
-        site_inside.is_some_and(|inside| {
-            inside
-                .get(blocks.owners[b] as usize)
-                .copied()
-                .unwrap_or(false)
-        })
-    };
+    let templated = |b: usize| in_template(site_inside, blocks.owners[b] as usize);
     // Built on first use: many pages with a price need no block's text.
     let texts = OnceCell::new();
     let texts = || texts.get_or_init(|| BlockTexts::of(dom, blocks));
@@ -296,17 +289,18 @@ fn keep_label_value_rows(
         .collect();
     // By parent, then in document order.
     rows.sort_unstable();
-    let templated =
-        |node: usize| site_inside.is_some_and(|inside| inside.get(node).copied().unwrap_or(false));
     let mut added = 0;
     for list in rows.chunk_by(|a, b| a.parent == b.parent) {
         if list.len() < MIN_ROWS || labels_repeat(dom, list) {
             continue;
         }
-        for row in list.iter().filter(|row| !templated(row.value)) {
+        for row in list
+            .iter()
+            .filter(|row| !in_template(site_inside, row.value))
+        {
             // The row's own blocks: not one that holds the row inside a longer text.
             let within = dom.subtree(row.row);
-            for i in dom.subtree(row.row) {
+            for i in within.clone() {
                 let b = blocks.of_node[i];
                 if b != NONE
                     && within.contains(&(blocks.owners[b as usize] as usize))
@@ -319,6 +313,11 @@ fn keep_label_value_rows(
         }
     }
     added
+}
+
+/// Whether `node` is inside one of the host's site-level templates (never, without statistics).
+fn in_template(site_inside: Option<&[bool]>, node: usize) -> bool {
+    site_inside.is_some_and(|inside| inside.get(node).copied().unwrap_or(false))
 }
 
 /// Whether two of the rows have the same label (case and surrounding white space aside).
