@@ -272,7 +272,7 @@ fn kolcz_labels_keep_confident_blocks_only() {
     // Kołcz & Yih's blocks have 40+ characters of text: no <a> or <p> rows.
     assert!(training.iter().all(|r| {
         let tag = r.split('\t').nth(4).unwrap();
-        stencil_operators::site::labels::BLOCK_TAGS.contains(&tag)
+        stencil_operators::site::blocks::BLOCK_TAGS.contains(&tag)
     }));
 }
 

@@ -36,6 +36,7 @@ use stencil_operators::inventory::{for_each_page, Inventory};
 use stencil_operators::page_models::features;
 use stencil_operators::page_models::model::{Model, StratifiedSample};
 use stencil_operators::reading::page::Page;
+use stencil_operators::site::blocks;
 use stencil_operators::site::labels::{self, Label, Scheme};
 use stencil_operators::site::rtdm::Limits as MappingLimits;
 use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
@@ -569,7 +570,7 @@ pub(crate) fn label_page(
         _ => None,
     };
     let blocks =
-        (scheme == Scheme::Kolcz).then(|| labels::kolcz_blocks(dom, &text::PageText::new(dom)));
+        (scheme == Scheme::Kolcz).then(|| blocks::kolcz_blocks(dom, &text::PageText::new(dom)));
     let (roots, unmapped) = match (&blocks, site_level) {
         (Some(blocks), Some(model)) => (block_roots(dom.len(), blocks, model), false),
         // A page too large to map against its host's template keeps none of it, and the

@@ -10,9 +10,10 @@ use stencil_operators::page_models::content::containers;
 use stencil_operators::page_models::content::features::{
     set_containers, set_lexical, Row, COUNT, NAMES,
 };
-use stencil_operators::page_models::content::forest::{ContentModel, Tree};
+use stencil_operators::page_models::content::forest::ContentModel;
 use stencil_operators::page_models::content::kind::{self, set_kind, KindModel};
 use stencil_operators::page_models::content::lexicon::Lexicon;
+use stencil_operators::page_models::content::tree::Tree;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 use super::examples::Example;
@@ -260,7 +261,7 @@ pub(super) fn unused_features(args: &TrainContentArgs) -> Result<[bool; COUNT], 
     Ok(unused)
 }
 
-/// forust's tree in the shipped form (`content::forest::Tree`).
+/// forust's tree in the shipped form (`content::tree::Tree`).
 fn export(tree: &forust_ml::tree::Tree) -> Result<Tree, String> {
     let n = tree.nodes.len();
     let mut out = Tree {

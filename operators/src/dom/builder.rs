@@ -32,9 +32,11 @@ use html5ever::{local_name, LocalName};
 use super::tags::{
     bounds_scope, breaks_out_of_foreign_content, closes_an_open_p, ends_a_block, is_formatting,
     is_head_content, is_heading, is_html_integration_point, is_html_space, is_quirky, is_raw_text,
-    is_special, is_table_part, is_table_structure, raw_text_kind, Ns,
+    is_special, is_table_part, is_table_structure, Ns,
 };
-use super::tokenizer::{Attribute, Content, Doctype, Tag, TagKind, Token, Tokenizer};
+use super::tokenizer::{
+    raw_text_kind, Attribute, Content, Doctype, Tag, TagKind, Token, Tokenizer,
+};
 use super::{Dom, Element, Node, NodeKind, Span, NONE};
 
 pub(super) fn parse(html: &str, max_depth: usize) -> Dom {

@@ -17,7 +17,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::dom::normalize::{fold_token, normalize_for_hash};
 use crate::dom::{Dom, NodeKind};
-use crate::site::site_level::site_of;
+use crate::reading::page::site_of;
 
 /// Hashes and counts of one node's subtree (the node included).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use html5ever::{local_name, LocalName};
 
-use super::tokenizer::{Attribute, Content, Doctype, Tag};
+use super::tokenizer::{raw_text_kind, Attribute, Content, Doctype, Tag};
 
 /// The namespace an element is in: HTML, or the foreign content of `<svg>` and `<math>`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -265,22 +265,6 @@ pub(super) fn is_quirky(doctype: &Doctype) -> bool {
 
 pub(super) fn is_raw_text(tag: &LocalName) -> bool {
     raw_text_kind(tag) != Content::Markup
-}
-
-/// The tokenizer state a start tag switches to, for tags whose content is not markup.
-pub(super) fn raw_text_kind(tag: &LocalName) -> Content {
-    match *tag {
-        local_name!("title") | local_name!("textarea") => Content::Rcdata,
-        local_name!("style")
-        | local_name!("noframes")
-        | local_name!("noscript")
-        | local_name!("iframe")
-        | local_name!("noembed")
-        | local_name!("xmp") => Content::Rawtext,
-        local_name!("script") => Content::ScriptData,
-        local_name!("plaintext") => Content::Plaintext,
-        _ => Content::Markup,
-    }
 }
 
 /// Foreign elements whose content is HTML: SVG's `foreignObject`, `desc` and `title`, and a

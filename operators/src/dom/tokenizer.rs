@@ -23,11 +23,10 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
-use html5ever::LocalName;
+use html5ever::{local_name, LocalName};
 use memchr::{memchr, memchr3, memmem};
 
 use super::raw_text;
-use super::tags::raw_text_kind;
 
 /// How the content after a start tag is read (the standard's tokenizer states it switches to).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -42,6 +41,22 @@ pub(super) enum Content {
     ScriptData,
     /// Everything up to the end of the input (`plaintext`).
     Plaintext,
+}
+
+/// The tokenizer state a start tag switches to, for tags whose content is not markup.
+pub(super) fn raw_text_kind(tag: &LocalName) -> Content {
+    match *tag {
+        local_name!("title") | local_name!("textarea") => Content::Rcdata,
+        local_name!("style")
+        | local_name!("noframes")
+        | local_name!("noscript")
+        | local_name!("iframe")
+        | local_name!("noembed")
+        | local_name!("xmp") => Content::Rawtext,
+        local_name!("script") => Content::ScriptData,
+        local_name!("plaintext") => Content::Plaintext,
+        _ => Content::Markup,
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

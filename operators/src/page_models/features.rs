@@ -27,6 +27,10 @@ use crate::dom::normalize::{is_ascii_text_space, push_lowercase, text_units, Tex
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, LocalName};
 use crate::page_models::names::{self, NameWords};
+use crate::page_models::vocabulary::{
+    ROLE_AD, ROLE_BREADCRUMB, ROLE_COMMENT, ROLE_CONTENT, ROLE_COOKIE, ROLE_FOOTER, ROLE_HEADER,
+    ROLE_NAV, ROLE_RELATED, ROLE_SIDEBAR, ROLE_SOCIAL,
+};
 
 /// The feature names, in the order of a feature row. They name the columns of the `training`
 /// table and the weights in `model.json`, so renaming one is a model format change.
@@ -170,17 +174,6 @@ static TAG_COUNTED: [LocalName; COUNTED_TAGS] = [
     local_name!("button"),
 ];
 
-const ROLE_NAV: u16 = 1;
-const ROLE_HEADER: u16 = 1 << 1;
-const ROLE_FOOTER: u16 = 1 << 2;
-const ROLE_SIDEBAR: u16 = 1 << 3;
-const ROLE_AD: u16 = 1 << 4;
-const ROLE_SOCIAL: u16 = 1 << 5;
-const ROLE_COMMENT: u16 = 1 << 6;
-const ROLE_RELATED: u16 = 1 << 7;
-const ROLE_COOKIE: u16 = 1 << 8;
-const ROLE_BREADCRUMB: u16 = 1 << 9;
-const ROLE_CONTENT: u16 = 1 << 10;
 const TEMPLATE_ROLES: u16 = ROLE_NAV
     | ROLE_HEADER
     | ROLE_FOOTER
@@ -191,94 +184,6 @@ const TEMPLATE_ROLES: u16 = ROLE_NAV
     | ROLE_RELATED
     | ROLE_COOKIE
     | ROLE_BREADCRUMB;
-
-/// Class/id pieces that hint at a role: a piece (class or id split at every non-alphanumeric
-/// character, lower-cased) matches when it equals a word or starts with a prefix. Short or
-/// ambiguous words (`ad`, `main`) must match whole, or `shadow` and `domain` would match.
-pub(crate) const ROLE_WORDS: &[(u16, &[&str], &[&str])] = &[
-    (
-        ROLE_NAV,
-        &["nav", "menu", "navbar", "topnav"],
-        &["navig", "menu"],
-    ),
-    (
-        ROLE_HEADER,
-        &["header", "masthead", "logo", "branding", "topbar"],
-        &["header", "masthead"],
-    ),
-    (
-        ROLE_FOOTER,
-        &["footer", "copyright", "colophon"],
-        &["footer"],
-    ),
-    (
-        ROLE_SIDEBAR,
-        &["sidebar", "aside", "rail", "widget", "widgets"],
-        &["sidebar", "widget"],
-    ),
-    (
-        ROLE_AD,
-        &[
-            "ad",
-            "ads",
-            "adsbygoogle",
-            "advert",
-            "dfp",
-            "promo",
-            "banner",
-            "sponsor",
-            "sponsored",
-        ],
-        &["advert", "sponsor"],
-    ),
-    (
-        ROLE_SOCIAL,
-        &[
-            "share",
-            "social",
-            "facebook",
-            "twitter",
-            "addthis",
-            "sharethis",
-        ],
-        &["share", "social"],
-    ),
-    (
-        ROLE_COMMENT,
-        &["comment", "comments", "disqus", "respond", "reply"],
-        &["comment"],
-    ),
-    (
-        ROLE_RELATED,
-        &[
-            "related",
-            "recommended",
-            "popular",
-            "trending",
-            "outbrain",
-            "taboola",
-            "recirc",
-        ],
-        &["related", "recommend"],
-    ),
-    (
-        ROLE_COOKIE,
-        &["cookie", "cookies", "consent", "gdpr", "cmp"],
-        &["cookie", "consent"],
-    ),
-    (
-        ROLE_BREADCRUMB,
-        &["breadcrumb", "breadcrumbs", "crumbs"],
-        &["breadcrumb"],
-    ),
-    (
-        ROLE_CONTENT,
-        &[
-            "article", "content", "main", "post", "entry", "story", "prose",
-        ],
-        &["article", "content", "entry", "story"],
-    ),
-];
 
 fn role_of_tag(tag: &LocalName) -> u16 {
     match *tag {

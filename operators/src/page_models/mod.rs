@@ -13,3 +13,4 @@ pub mod features;
 pub mod logistic;
 pub mod model;
 pub mod names;
+pub mod vocabulary;

@@ -1,6 +1,5 @@
 //! What an element's id and class names say, to both page-level models at once: the template
-//! model's roles (`super::features`: `nav`, `footer`, `related`, …) and the content model's
-//! cues (`super::content::features`: `article`, `comment`, `caption`, …).
+//! model's roles and the content model's cues, both read from [`super::vocabulary`].
 //!
 //! A name's words are found by splitting it at every non-alphanumeric character, lower-casing
 //! the pieces (pieces over 40 bytes are no words) and matching each against the two models'
@@ -15,19 +14,17 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use super::content::comments::{is_comment_word, COMMENT_NAME};
-use super::content::features::CUE_WORDS;
-use super::features::ROLE_WORDS;
+use super::vocabulary::{is_comment_word, COMMENT_NAME, CUE_WORDS, ROLE_WORDS};
 use crate::dom::Dom;
 use crate::FastMap;
 
 /// What one name, or the union of an element's names, says to each model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NameWords {
-    /// The template model's roles (`super::features::ROLE_*`).
+    /// The template model's roles (`super::vocabulary::ROLE_*`).
     pub(crate) roles: u16,
-    /// The content model's cues (`super::content::features::CUE_*`), and whether a piece is a
-    /// comment word (`super::content::comments::COMMENT_NAME`, for the comments rule).
+    /// The content model's cues (`super::vocabulary::CUE_*`), and whether a piece is a comment
+    /// word (`super::vocabulary::COMMENT_NAME`, for the comments rule).
     pub(crate) cues: u32,
 }
 

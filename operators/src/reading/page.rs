@@ -36,6 +36,12 @@ pub struct Page {
     pub truncated: Option<Truncation>,
 }
 
+/// The site a page belongs to: its host without a leading `www.`, because `www.example.com`
+/// and `example.com` serve one site with one template.
+pub fn site_of(host: &str) -> &str {
+    host.strip_prefix("www.").unwrap_or(host)
+}
+
 /// Why a page's HTML is not the whole page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

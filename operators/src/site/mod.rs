@@ -3,6 +3,7 @@
 //!
 //! Each method is a module of its own; [`site_level`] (SiteLevel(θ)) is read first: it counts
 //! block fingerprints over a sample of a host's pages and applies the host's model to a page.
+//! [`blocks`] are Kołcz & Yih's text blocks, which it can count instead of subtrees.
 //! [`labels`] then turns its templates into training labels, because site statistics exist
 //! only for hosts with enough pages, and the page-level models ([`crate::page_models`]) learn
 //! from them to judge pages of every other host.
@@ -13,6 +14,7 @@
 //! [`menu_graph`]: a key page and the pages its menu links to (seed 004's complete subdigraph).
 //! [`etdm`]: the key page's template, by exact top-down mapping onto those pages (seed 004).
 
+pub mod blocks;
 pub mod embedding;
 pub mod etdm;
 pub mod labels;

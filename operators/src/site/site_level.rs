@@ -7,7 +7,7 @@
 //!   or empty ad slot hashes alike and would be a "template" on every site, and such elements
 //!   are covered anyway by the template ancestor they sit in.
 //! - [`Fingerprints::TextBlocks`] (Kołcz & Yih 2006, §4.1; seed 001): the normalized text of
-//!   candidate visual blocks (see [`crate::site::labels::kolcz_blocks`]).
+//!   candidate visual blocks (see [`crate::site::blocks::kolcz_blocks`]).
 //!
 //! Everything here is a plain function over plain data. The dataflow in the `stencil` binary
 //! computes the same [`HostModel`]s at scale; [`learn`] is the reference it is tested against.
@@ -19,7 +19,7 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 use crate::dom::subtree::Subtree;
 use crate::dom::text::PageText;
 use crate::dom::Dom;
-use crate::site::labels::{kolcz_blocks, Block};
+use crate::site::blocks::{kolcz_blocks, Block};
 
 /// The knobs of SiteLevel(θ).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,11 +75,8 @@ impl Fingerprints {
     }
 }
 
-/// The site a page belongs to: its host without a leading `www.`, because `www.example.com`
-/// and `example.com` serve one site with one template.
-pub fn site_of(host: &str) -> &str {
-    host.strip_prefix("www.").unwrap_or(host)
-}
+/// The site a page belongs to (defined with the page's host, which every stage reads).
+pub use crate::reading::page::site_of;
 
 /// Fixed seed: the sample must not change between releases or machines.
 const SAMPLE_SEED: u64 = 0x5174_e9c1_2007_0200;

@@ -14,7 +14,7 @@
 
 use html5ever::local_name;
 
-use super::lexicon::for_each_word;
+use super::words::for_each_word;
 use crate::dom::normalize::{is_ascii_text_space, text_units, TextUnit};
 use crate::dom::text::breaks_line;
 use crate::dom::Dom;
@@ -64,7 +64,7 @@ pub struct Blocks {
     /// Visible characters of the whole page (the sum of `stats[..].chars`).
     pub page_chars: u32,
     /// (block, word hash) for every word of every block as the lexicon reads words
-    /// ([`super::lexicon::for_each_word`]; words too long to look up left out), in document
+    /// ([`super::words::for_each_word`]; words too long to look up left out), in document
     /// order. Hashed here, while each text node is at hand, because the lexicon's scores, the
     /// repeats rule and the reviews rule all read a block's words: walking the page's text once
     /// per reader was a tenth of the content model's time.

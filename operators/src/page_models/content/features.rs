@@ -32,6 +32,11 @@ use super::items::Siblings;
 use crate::dom::subtree::Subtree;
 use crate::dom::{is_heading, Dom, LocalName, NodeKind};
 use crate::page_models::names::{self, NameWords};
+use crate::page_models::vocabulary::{
+    CUE_AD, CUE_ARTICLE, CUE_ASIDE, CUE_BREADCRUMB, CUE_CAPTION, CUE_COMMENT, CUE_FOOTER, CUE_FORM,
+    CUE_HEADER, CUE_ITEM, CUE_ITEMPROP, CUE_MAIN, CUE_META, CUE_NAV, CUE_OVERLAY, CUE_RELATED,
+    CUE_SHARE,
+};
 use crate::FastMap;
 
 /// The feature names, in the order of a row. They name the model's inputs in its file, so
@@ -141,23 +146,6 @@ pub const COUNT: usize = 84;
 
 pub type Row = [f32; COUNT];
 
-const CUE_MAIN: u32 = 1;
-const CUE_ARTICLE: u32 = 1 << 1;
-const CUE_NAV: u32 = 1 << 2;
-const CUE_HEADER: u32 = 1 << 3;
-const CUE_FOOTER: u32 = 1 << 4;
-const CUE_ASIDE: u32 = 1 << 5;
-const CUE_RELATED: u32 = 1 << 6;
-const CUE_COMMENT: u32 = 1 << 7;
-const CUE_SHARE: u32 = 1 << 8;
-const CUE_CAPTION: u32 = 1 << 9;
-const CUE_META: u32 = 1 << 10;
-const CUE_AD: u32 = 1 << 11;
-const CUE_BREADCRUMB: u32 = 1 << 12;
-const CUE_OVERLAY: u32 = 1 << 13;
-const CUE_FORM: u32 = 1 << 14;
-const CUE_ITEM: u32 = 1 << 15;
-const CUE_ITEMPROP: u32 = 1 << 16;
 /// The cues in the order of the `cue_*` features.
 const CUES: [u32; 17] = [
     CUE_MAIN,
@@ -177,165 +165,6 @@ const CUES: [u32; 17] = [
     CUE_FORM,
     CUE_ITEM,
     CUE_ITEMPROP,
-];
-
-/// Class and id words. A piece of a class or id (split at every non-alphanumeric character,
-/// lower-cased) matches when it equals a word or starts with a prefix; short or ambiguous
-/// words match whole only (`ad` must not match `shadow`).
-pub(crate) const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
-    (
-        CUE_MAIN,
-        &["main", "content", "maincontent"],
-        &["maincontent"],
-    ),
-    (
-        CUE_ARTICLE,
-        &[
-            "article", "post", "entry", "story", "body", "text", "prose", "blog",
-        ],
-        &["article", "entry", "story", "postbody", "richtext"],
-    ),
-    (
-        CUE_NAV,
-        &["nav", "menu", "navbar", "topnav", "pagination", "pager"],
-        &["navig", "menu"],
-    ),
-    (
-        CUE_HEADER,
-        &["header", "masthead", "logo", "branding", "topbar"],
-        &["header", "masthead"],
-    ),
-    (
-        CUE_FOOTER,
-        &["footer", "copyright", "colophon", "legal"],
-        &["footer"],
-    ),
-    (
-        CUE_ASIDE,
-        &["sidebar", "aside", "rail", "widget", "widgets", "sidebox"],
-        &["sidebar", "widget"],
-    ),
-    (
-        CUE_RELATED,
-        &[
-            "related",
-            "recommended",
-            "popular",
-            "trending",
-            "outbrain",
-            "taboola",
-            "recirc",
-            "teaser",
-            "teasers",
-            "more",
-            "also",
-            "promo",
-            "latest",
-            "headlines",
-        ],
-        &["related", "recommend", "teaser", "popular"],
-    ),
-    (
-        CUE_COMMENT,
-        &[
-            "comment",
-            "comments",
-            "disqus",
-            "respond",
-            "reply",
-            "replies",
-            "discussion",
-        ],
-        &["comment"],
-    ),
-    (
-        CUE_SHARE,
-        &[
-            "share",
-            "social",
-            "facebook",
-            "twitter",
-            "addthis",
-            "sharethis",
-            "print",
-            "email",
-            "follow",
-        ],
-        &["share", "social", "sharing"],
-    ),
-    (
-        CUE_CAPTION,
-        &[
-            "caption",
-            "credit",
-            "credits",
-            "photo",
-            "figure",
-            "wp-caption",
-        ],
-        &["caption", "credit"],
-    ),
-    (
-        CUE_META,
-        &[
-            "byline",
-            "author",
-            "meta",
-            "date",
-            "time",
-            "dateline",
-            "tags",
-            "tag",
-            "category",
-            "published",
-            "posted",
-            "timestamp",
-        ],
-        &["byline", "author", "dateline", "timestamp"],
-    ),
-    (
-        CUE_AD,
-        &[
-            "ad",
-            "ads",
-            "adsbygoogle",
-            "advert",
-            "dfp",
-            "banner",
-            "sponsor",
-            "sponsored",
-        ],
-        &["advert", "sponsor"],
-    ),
-    (
-        CUE_BREADCRUMB,
-        &["breadcrumb", "breadcrumbs", "crumbs"],
-        &["breadcrumb"],
-    ),
-    (
-        CUE_OVERLAY,
-        &[
-            "cookie",
-            "cookies",
-            "consent",
-            "gdpr",
-            "newsletter",
-            "subscribe",
-            "signup",
-            "modal",
-            "popup",
-            "paywall",
-        ],
-        &["cookie", "consent", "newsletter", "subscri", "popup"],
-    ),
-    (
-        CUE_ITEM,
-        &[
-            "item", "items", "card", "cards", "product", "products", "result", "results",
-            "listing", "tile", "teaser",
-        ],
-        &["product", "listing"],
-    ),
 ];
 
 fn cue_of_tag(tag: &LocalName) -> u32 {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::blocks::Blocks;
 use super::features::{Row, CONTAINER, COUNT, LEXICAL, PAGE_KIND};
-use super::forest::{lay_out, Tree};
+use super::tree::{lay_out, Tree};
 
 /// The kinds, in the order of [`KindModel::forests`]; the gold's page types (WCXB's), a page
 /// of the news sets counting as an article. The feature's value is the index.

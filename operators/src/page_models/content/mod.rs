@@ -14,19 +14,15 @@
 pub mod align;
 pub mod blocks;
 pub mod calls;
-pub mod comments;
 pub mod containers;
-pub mod facts;
 pub mod features;
 pub mod forest;
-pub mod identifiers;
 pub mod items;
 pub mod kind;
 pub mod lexicon;
-pub mod markup;
-pub mod repeats;
-pub mod reviews;
-pub mod tables;
+pub mod rules;
+pub mod tree;
+pub mod words;
 
 pub use blocks::{Blocks, NONE};
 pub use calls::Rule;
@@ -175,15 +171,9 @@ pub const PARAGRAPH_CHARS: u32 = 80;
 
 /// The content calls of a page's blocks: the trees' probabilities, pooled over repeated items
 /// ([`items::pool`]), become calls under `rule` ([`calls`]), and then every call goes through
-/// the rules that read the page itself, in this order: data tables are read whole
-/// ([`tables`]), preformatted text and a heading that links to itself above content are kept
-/// and modal dialogs dropped ([`markup`]), as are strings of machine identifiers
-/// ([`identifiers`]), a product's buyers' reviews are dropped ([`reviews`]), a page left
-/// empty keeps its likeliest blocks (unless keeping nothing was the expected-F1 calls' bet,
-/// [`calls::expected_f1_calls`]), a product page keeps its facts ([`facts`]), readers'
-/// comments are dropped ([`comments`]), and text called content twice is kept once
-/// ([`repeats`]). Of `context` the URL, the site-level evidence, the names and the alike
-/// siblings are read (the last two computed here when `None`, as in [`Context`]).
+/// the rules that read the page itself ([`rules::apply`]). Of `context` the URL, the site-level
+/// evidence, the names and the alike siblings are read (the last two computed here when
+/// `None`, as in [`Context`]).
 pub fn decide(
     dom: &Dom,
     sums: &[Subtree],
@@ -200,39 +190,17 @@ pub fn decide(
         mut calls,
         nothing_is_the_bet,
     } = calls::by_rule(dom, sums, blocks, probability, threshold, rule);
-    tables::keep_data_tables(dom, blocks, probability, &mut calls);
-    markup::keep_preformatted(dom, blocks, probability, &mut calls);
-    markup::keep_anchored_headings(dom, blocks, &mut calls);
-    markup::drop_dialogs(dom, blocks, &mut calls);
-    identifiers::drop_identifier_strings(dom, blocks, &mut calls);
-    let one_product = reviews::drop_product_reviews(dom, blocks, &mut calls);
-    // A page with no block called content is almost always a miss, not a page without
-    // content: keep its likeliest blocks (within half the best probability) instead, unless
-    // keeping nothing was the expected-F1 calls' bet.
-    if !calls.contains(&true) && !nothing_is_the_bet {
-        let best = probability.iter().copied().fold(0.0f32, f32::max);
-        if best >= EMPTY_PAGE_FLOOR {
-            for (call, &p) in calls.iter_mut().zip(probability) {
-                *call = p >= best / 2.0;
-            }
-        }
-    }
-    facts::keep_facts(
+    rules::apply(
         dom,
         sums,
         blocks,
-        context.site_inside,
-        one_product,
+        probability,
+        context,
+        nothing_is_the_bet,
         &mut calls,
     );
-    // After the facts rule: a comment's "Posted by: …" line is no fact of the page.
-    comments::drop_comments(dom, blocks, context.names, context.url, &mut calls);
-    repeats::drop_repeats(dom, blocks, &mut calls);
     calls
 }
-
-/// Below this best block probability a page stays empty (nothing on it looks like content).
-pub const EMPTY_PAGE_FLOOR: f32 = 0.05;
 
 /// What the rules' tests share: [`decide`] as the rules see it.
 #[cfg(test)]

@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use foldhash::fast::FixedState;
 
-use super::blocks::Blocks;
 use crate::dom::Dom;
+use crate::page_models::content::blocks::Blocks;
 
 /// Text called content twice is content once: a run of consecutive blocks called content that
 /// each repeat word for word a block called content before them is dropped when the run holds

@@ -22,9 +22,9 @@ use std::collections::HashSet;
 
 use foldhash::fast::FixedState;
 
-use super::blocks::Blocks;
-use super::lexicon::for_each_word;
 use crate::dom::Dom;
+use crate::page_models::content::blocks::Blocks;
+use crate::page_models::content::words::for_each_word;
 
 /// Word triples of a page's review bodies.
 pub type Shingles = HashSet<u64, FixedState>;

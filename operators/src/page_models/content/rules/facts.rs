@@ -56,9 +56,9 @@
 
 use std::cell::OnceCell;
 
-use super::blocks::{visible_chars, Blocks, NONE};
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, NodeKind};
+use crate::page_models::content::blocks::{visible_chars, Blocks, NONE};
 use html5ever::local_name;
 
 const MAX_PRICE_BLOCK_CHARS: u32 = 60;

@@ -16,9 +16,9 @@
 //! A forum answer or a manual that shows an identifier in a sentence or a command is well under
 //! that (0.39–0.56 on the dev pages), and preformatted text is left alone.
 
-use super::blocks::{Blocks, NONE};
 use super::markup::preformatted;
 use crate::dom::Dom;
+use crate::page_models::content::blocks::{Blocks, NONE};
 
 /// A hexadecimal run this long, with at least [`IDENTIFIER_HYPHENS`] hyphens, is an identifier
 /// (a UUID is 36 characters with 4 hyphens).

@@ -29,29 +29,15 @@
 
 use html5ever::local_name;
 
-use super::blocks::Blocks;
 use crate::dom::{heading_rank, Dom};
+use crate::page_models::content::blocks::Blocks;
 use crate::page_models::names::{self, NameWords};
+use crate::page_models::vocabulary::COMMENT_NAME;
 
 /// Characters called content outside the comments that make a page a story with comments
 /// rather than a discussion, when the comment section is a lone element ([`Region::Lone`]): a
 /// short post of a paragraph or two.
 pub const MIN_OWN_CHARS: u32 = 500;
-
-/// The bit of [`NameWords::cues`] that says a name has a comment word ([`is_comment_word`]).
-/// Not one of the content model's features: only this rule reads it.
-pub(crate) const COMMENT_NAME: u32 = 1 << 31;
-
-/// Whether a lower-cased piece of a class or id names a comment section or a comment: it starts
-/// with `comment` (not `commentary` or `commentaries`, an opinion piece's own name, nor
-/// `commentator`) or with `disqus`. `page_models::names` asks it of each distinct piece.
-pub(crate) fn is_comment_word(piece: &str) -> bool {
-    (piece.starts_with("comment")
-        && !piece.starts_with("commentary")
-        && !piece.starts_with("commentaries")
-        && !piece.starts_with("commentat"))
-        || piece.starts_with("disqus")
-}
 
 /// Whether anything on the page is named for comments: an element by its id or class names
 /// (`names`: [`crate::page_models::names::of_page`]), or an anchor by its `name`.
@@ -80,7 +66,7 @@ pub enum Region {
     Introduced,
 }
 
-/// Where each node lies against the elements named for comments ([`is_comment_word`]; `names`:
+/// Where each node lies against the elements named for comments ([`crate::page_models::vocabulary::is_comment_word`]; `names`:
 /// [`crate::page_models::names::of_page`]; anchors by their `name` too) and what their headings
 /// and anchors introduce ([`after_comment_headings`]). An element that holds the page's first
 /// `<h1>` is not a comment section whatever it is named: a blog engine may name a post's wrapper

@@ -3,8 +3,8 @@
 
 use html5ever::local_name;
 
-use super::blocks::Blocks;
 use crate::dom::Dom;
+use crate::page_models::content::blocks::Blocks;
 
 /// A data table whose blocks hold, weighted by characters, a mean probability of at least this
 /// is content whole.
@@ -15,7 +15,7 @@ pub const DATA_TABLE_SHARE: f64 = 0.3;
 /// "instructor notes, slides") sit at 0.1–0.5 beside a confident paragraph, so the threshold
 /// kept a row's longest cell and dropped the rest (sitanchen.com's course page lost its whole
 /// schedule). So when a table's blocks reach [`DATA_TABLE_SHARE`] on average, every block of
-/// it is content, as the pooled items of a run are ([`super::items`]). A data table is a `<table>`
+/// it is content, as the pooled items of a run are ([`crate::page_models::content::items`]). A data table is a `<table>`
 /// with a header cell (`<th>` or `<thead>`) and no table inside it: a layout table (a page
 /// built of tables, its menus in cells) nests tables and rarely heads its columns; counting
 /// tables without a header as well cost L3S-GN1's old table-built news pages 0.7 points.

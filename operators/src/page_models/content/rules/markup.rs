@@ -4,8 +4,8 @@
 
 use html5ever::local_name;
 
-use super::blocks::Blocks;
 use crate::dom::{is_heading, Dom};
+use crate::page_models::content::blocks::Blocks;
 
 /// A block of preformatted text (inside a `<pre>`) is content unless the trees put it under
 /// this.
