@@ -141,8 +141,8 @@ pub fn fit_and_broadcast(
                 fit_sample(sample, settings).map(|model| (model.to_json(), None))
             }
         };
-        // The target is the module this code came from, so that the log line and the filters
-        // that select it (RUST_LOG=stencil::train) stay as they were.
+        // Logged under the `train` command's target, so RUST_LOG=stencil::train selects the
+        // line in `run` as well.
         tracing::info!(
             target: "stencil::train",
             seconds = start.elapsed().as_secs_f64(),

@@ -37,10 +37,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// A DOM is millions of small allocations made and freed page after page; glibc's allocator
-/// spent a fifth of `stencil run`'s time in malloc and free (perf, docs/benchmarks.md).
-/// mimalloc's price is memory: `run`'s peak RSS is a third higher (1.10 → 1.48 GB on the
-/// 215 MB evaluation crawl, 3.54 → 4.69 GB on 4× it, where it is 28% faster).
+/// A DOM is millions of small allocations made and freed page after page, and glibc's
+/// allocator spends a large share of `stencil run`'s time in malloc and free. mimalloc's price
+/// is memory: `run`'s peak RSS is higher (docs/benchmarks.md has both figures).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -51,24 +50,23 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 const MI_OPTION_ALLOW_THP: libmimalloc_sys::mi_option_t = 43;
 
 /// A batch job reuses the memory it frees at once: by default mimalloc hands freed pages back
-/// to the kernel after a second, and the kernel spent a tenth of `run` zeroing them again when
-/// the next pages were parsed. Committing arenas eagerly and never purging measured 19–21 s
-/// instead of 24–27 s for `run` on the 215 MB evaluation crawl, at the same peak RSS as
-/// mimalloc's defaults (1.47 against 1.45 GB): the memory kept is memory the job used.
+/// to the kernel after a second, and the kernel zeroes them again when the next pages are
+/// parsed. Committing arenas eagerly and never purging makes `run` faster at about the same
+/// peak RSS as mimalloc's defaults (docs/benchmarks.md): the memory kept is memory the job
+/// used.
 ///
 /// No transparent huge pages either: mimalloc asks for them (`MADV_HUGEPAGE`), and a kernel
-/// that defragments on such requests (`defrag` = `madvise`, a common default and this VM's)
-/// compacts memory in the page fault. Without them `run` took 12.6–14.1 s (one run of 18.3 s)
-/// instead of 13.0–16.0 s in six alternating pairs on the 215 MB evaluation crawl, at a lower
-/// peak RSS (1.22 against 1.31 GB). The option only governs memory mapped after it is set, and
-/// mimalloc maps its first arena before `main`, so the process-wide switch is thrown as well.
+/// that defragments on such requests (`defrag` = `madvise`, a common default) compacts memory
+/// in the page fault; without them `run` is faster and its peak RSS lower (docs/benchmarks.md).
+/// The option only governs memory mapped after it is set, and mimalloc maps its first arena
+/// before `main`, so the process-wide switch is thrown as well.
 ///
 /// zstd, a C library, allocates with the C allocator, not ours: a compression context of a
 /// megabyte or so for every column chunk of every Parquet table, which glibc hands back to the
 /// kernel when it is freed (unmapping a block it mapped, or trimming its heap's top), so every
-/// chunk paid again for page faults and the kernel's zeroing. Served from glibc's heap, and the
-/// heap not trimmed, the contexts reuse the same memory: 6.6% fewer page faults in `run`
-/// (docs/benchmarks.md).
+/// chunk would pay again for page faults and the kernel's zeroing. Served from glibc's heap,
+/// and the heap not trimmed, the contexts reuse the same memory, and `run` takes fewer page
+/// faults (docs/benchmarks.md).
 fn tune_allocator() {
     // SAFETY: mi_option_set only stores an integer in mimalloc's option table; the prctl
     // call takes no pointers and only sets a flag of this process (it fails harmlessly on

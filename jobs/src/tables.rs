@@ -51,15 +51,14 @@ impl PartWriter {
             .set_data_page_row_count_limit(ROW_GROUP);
         for field in schema.fields() {
             let column = || ColumnPath::from(field.name().as_str());
-            // Numbers go plain into zstd: a dictionary costs a hash lookup per value. Measured
-            // on `training` (70 numeric columns): without them its integers write faster and
-            // smaller; with them its 0/1 flags and small log-counts saved 2% of the bytes for
-            // a quarter more time. Names, URLs and paths keep theirs.
+            // Numbers go plain into zstd: a dictionary costs a hash lookup per value and saves
+            // little on `training`'s numeric columns (docs/benchmarks.md). Names, URLs and paths
+            // keep theirs.
             if field.data_type().is_numeric() {
                 properties = properties.set_column_dictionary_enabled(column(), false);
             }
             // Nobody selects row groups by a score or feature, and float min/max (NaN-aware)
-            // was about a tenth of the cost of writing `training`.
+            // is a noticeable part of the cost of writing `training` (docs/benchmarks.md).
             if field.data_type().is_floating() {
                 properties =
                     properties.set_column_statistics_enabled(column(), EnabledStatistics::None);
@@ -463,8 +462,8 @@ pub struct TrainingColumns {
     area: Vec<f32>,
     bucket: Vec<u8>,
     /// The exception: features stay in rows until `take`. Pushing each value onto its own
-    /// column wrote 50 streams at once, which cost more than one copy of the row now and a
-    /// pass over cache-sized blocks of rows then.
+    /// column would write 50 streams at once, which costs more than one copy of the row at
+    /// `push` and a pass over cache-sized blocks of rows at `take`.
     features: Vec<[f32; FEATURES]>,
 }
 
@@ -472,8 +471,8 @@ impl TrainingColumns {
     fn new() -> Self {
         let text =
             |bytes_per_row| StringBuilder::with_capacity(ROW_GROUP, ROW_GROUP * bytes_per_row);
-        // Bytes per row somewhat above the evaluation crawl's means (46, 15, 152, 2.6, 10, 5),
-        // so that a row group rarely grows a buffer; untouched capacity costs no memory.
+        // Bytes per row somewhat above the evaluation crawl's means, so that a row group
+        // rarely grows a buffer; untouched capacity costs no memory.
         TrainingColumns {
             url: text(64),
             host: text(32),

@@ -347,8 +347,8 @@ fn each_source_can_be_judged_by_a_model_fitted_on_the_others() {
         features.iter().position(|&f| f == "log_chars").unwrap(),
         features.iter().position(|&f| f == "tag_p").unwrap(),
     ];
-    // The fit records what it left out; a fit without the option records nothing of it, so
-    // the shipped model's file stays as it was before the option existed.
+    // The fit records what it left out; a fit without the option records nothing of it, as
+    // the shipped model's file does not.
     let parameters = &model["training"]["parameters"];
     assert_eq!(
         parameters["without_features"],
@@ -420,9 +420,9 @@ fn pages_carry_the_content_view_beside_the_template_view() {
 
 /// The shipped model learned prose from English pages. A Chinese news page, written without
 /// spaces between words and with full-width punctuation, must still keep its story whole and
-/// leave its menus, related links, ranking and footer out. (The model did so before
-/// `content::blocks` counted words and stops in such scripts too: on a page this well marked up
-/// the markup decides; docs/evaluation.md, twenty-seventh session, measures the rest.)
+/// leave its menus, related links, ranking and footer out. (On a page this well marked up the
+/// markup decides, whatever `content::blocks` counts as words and stops in such scripts;
+/// docs/evaluation.md, "scripts written without spaces", measures the rest.)
 #[test]
 fn a_chinese_news_page_keeps_its_story_and_leaves_its_menus() {
     let dir = scratch("content-chinese");

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::{crawl, rows, scratch, stencil, write_page};
 
-/// The bar of issue 20: a job with a dead worker ends within this.
+/// The bar: a job with a dead worker ends within this.
 const STOP_WITHIN: Duration = Duration::from_secs(10);
 
 fn run_json(out: &Path) -> serde_json::Value {
@@ -252,7 +252,7 @@ fn a_process_whose_peer_never_starts_gives_up_after_the_connect_timeout() {
     );
 }
 
-/// The page of issue 20: a raw Unicode host in a link.
+/// A raw Unicode host in a link (docs/robustness.md).
 const IDN_PAGE: &str = "<html><body><p>Hello world, a page with a link.</p>\
     <a href=\"http://日本語.jp/\">日本</a></body></html>";
 

@@ -14,41 +14,11 @@
 //!     cargo test -p stencil --test soak -- --nocapture
 //! ```
 //!
-//! Environment:
-//! - `STENCIL_SOAK_SECONDS` (60): time budget of the random part (the regression cases in
-//!   `jobs/tests/soak-cases/` are replayed first, outside the budget);
-//! - `STENCIL_SOAK_SEED` (`0x5EED0020`, decimal or 0x-hex): the soak's seed; iteration i uses
-//!   `mutate::derive_seed(seed, i)`, so a run is reproducible and one iteration can be replayed
-//!   alone with `STENCIL_SOAK_ITERATION=i`;
-//! - `STENCIL_SOAK_BIN` (this build's `stencil`): the binary under test;
-//! - `STENCIL_SOAK_KEEP` (`target/soak-failures`): where failing inputs are kept, each with a
-//!   `.txt` saying what failed (relative paths in these two are relative to the workspace
-//!   root, whatever the test's working directory);
-//! - `STENCIL_SHARED` / `STENCIL_REQUIRE_SHARED=1`: as for every test that uses
-//!   `../shared/data` (the seeds); without it the random part prints `NOTICE: skipping`.
-//!
 //! Each input is a mutated `.warc.gz` (or plain `.warc`) or a bare `.html` (`.html.gz`), built
 //! by `stencil_tests::mutate` (every mutation kind is described there and in
-//! `docs/robustness.md`). WARC inputs go through `stencil run` (-w 1 and -w 2 in turn, every
-//! other -w 2 with `--memory-budget 1` so that every page is spilled and read back; the
-//! site-level methods `site-level`, `rtdm` and `etdm` in turn, four iterations each) and
-//! one of `stencil inspect --json` and `stencil apply` in turn; pages go through `stencil
-//! clean`.
-//!
-//! A command fails (one primary kind per command, in this order):
-//! - **hang**: still running after 20 s + 4 s per MB of input (the larger of its stored and
-//!   decompressed size); it is killed;
-//! - **panic**: killed by a signal, `panicked at` in its stderr, or a `records` row (or an
-//!   `errors_by_kind` entry) whose reason is `panic` (per-page panics caught by the job);
-//! - **no run.json**: `run` / `apply` ended without writing `OUT/run.json`;
-//! - **reconcile**: `OUT/records` (every part file) does not have exactly
-//!   `records.records + records.read_errors` rows of `run.json`, `records.by_outcome` does
-//!   not sum to that number, or (on a successful exit) the `page` rows are not the rows of
-//!   `pages`; for `inspect --json`, `by_outcome` does not sum to `records + read_errors`;
-//! - **bad exit**: a non-zero exit without a `stencil:` error line, or any non-zero exit of
-//!   `inspect` (only failing to open a file is an error there). `run` / `apply` may exit
-//!   non-zero (a worker's failure is reported that way) only if `run.json` was still written
-//!   and reconciles; `clean` may refuse garbage with a `stencil:` message.
+//! `docs/robustness.md`); WARC inputs go through `run` and one of `inspect` and `apply`
+//! ([`warc_commands`]), pages through `clean`. The settings are environment variables
+//! ([`config`]); what counts as a failure is [`Kind`].
 
 #![cfg(unix)] // child processes are reaped with wait4 and killed by process group
 
@@ -100,6 +70,18 @@ fn parse_u64(text: &str) -> Option<u64> {
     }
 }
 
+/// The settings, from the environment:
+/// - `STENCIL_SOAK_SECONDS` (60): time budget of the random part (the regression cases in
+///   `jobs/tests/soak-cases/` are replayed first, outside the budget);
+/// - `STENCIL_SOAK_SEED` (`0x5EED0020`, decimal or 0x-hex): the soak's seed; iteration i uses
+///   `mutate::derive_seed(seed, i)`, so a run is reproducible and one iteration can be replayed
+///   alone with `STENCIL_SOAK_ITERATION=i`;
+/// - `STENCIL_SOAK_BIN` (this build's `stencil`): the binary under test;
+/// - `STENCIL_SOAK_KEEP` (`target/soak-failures`): where failing inputs are kept, each with a
+///   `.txt` saying what failed (relative paths in these two are relative to the workspace
+///   root, whatever the test's working directory);
+/// - `STENCIL_SHARED` / `STENCIL_REQUIRE_SHARED=1`: as for every test that uses
+///   `../shared/data` (the seeds); without it the random part prints `NOTICE: skipping`.
 fn config() -> Config {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let seconds = var("STENCIL_SOAK_SECONDS").map_or(60.0, |v| {
@@ -183,12 +165,25 @@ struct Input {
 // ---------------------------------------------------------------------------------------------
 // Failures and statistics
 
+/// How a command fails: one primary kind per command, the first of these that applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
+    /// Still running after [`time_limit`]; it is killed.
     Hang,
+    /// Killed by a signal, `panicked at` in its stderr, or a `records` row (or an
+    /// `errors_by_kind` entry) whose reason is `panic` (per-page panics caught by the job).
     Panic,
+    /// `run` / `apply` ended without writing `OUT/run.json`.
     NoRunJson,
+    /// `OUT/records` (every part file) does not have exactly `records.records +
+    /// records.read_errors` rows of `run.json`, `records.by_outcome` does not sum to that
+    /// number, or (on a successful exit) the `page` rows are not the rows of `pages`; for
+    /// `inspect --json`, `by_outcome` does not sum to `records + read_errors`.
     Reconcile,
+    /// A non-zero exit without a `stencil:` error line, or any non-zero exit of `inspect`
+    /// (only failing to open a file is an error there). `run` / `apply` may exit non-zero (a
+    /// worker's failure is reported that way) only if `run.json` was still written and
+    /// reconciles; `clean` may refuse garbage with a `stencil:` message.
     BadExit,
 }
 

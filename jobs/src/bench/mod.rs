@@ -53,16 +53,16 @@ pub struct BenchArgs {
     scaling_max_nodes: usize,
     /// Also measure the site-level methods side by side: SiteLevel(θ)'s statistics pass and
     /// removal, RTDM-TD's and ETDM's template detection per host and removal per page, and
-    /// what each keeps per host. Off by default: their tree mappings would add roughly half
-    /// again to the bench's time on the real corpus.
+    /// what each keeps per host. Off by default: their tree mappings add much to the bench's
+    /// time (docs/benchmarks.md, "Site-level methods side by side").
     #[arg(long)]
     site_methods: bool,
     #[command(flatten)]
     limits: LimitArgs,
 }
 
-/// html5ever's tokenizer with its tokens dropped: the floor before `dom::parse` had a tokenizer
-/// of its own, kept for comparison.
+/// html5ever's tokenizer with its tokens dropped: the parse floor with html5ever's tokenizer,
+/// for comparison with `dom::parse`'s own.
 struct DiscardTokens;
 
 impl TokenSink for DiscardTokens {
@@ -158,7 +158,7 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
             .map(|p| dom::parse(&p.html, limits.max_dom_depth).len())
             .sum::<usize>()
     });
-    // html5ever's own tree builder, which `dom::parse` replaced: the difference is what ours
+    // html5ever's own tree builder instead of `dom::parse`'s: the difference is what ours
     // saves (docs/architecture.md).
     let (standard_parse_s, _) = best_of(args.rounds, || {
         pages
@@ -338,7 +338,7 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
         "parse + hashes + features + scores + smoothing + cleaned text",
         up_to_scores + smooth_s + clean_s,
     );
-    // Kept so the figures can be compared with those measured before smoothing existed.
+    // Without smoothing and cleaning: what reading and scoring alone cost.
     row(
         "all stages up to scores",
         framing_s + decode_s + up_to_scores,

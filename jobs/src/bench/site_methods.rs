@@ -1,6 +1,6 @@
-//! The site-level methods side by side (issue 19): what finding a host's template costs per
-//! host, what removing it costs per page, and what each method keeps per host while the input
-//! is read, for SiteLevel(θ), RTDM-TD and ETDM.
+//! The site-level methods side by side (docs/benchmarks.md has the figures): what finding a
+//! host's template costs per host, what removing it costs per page, and what each method keeps
+//! per host while the input is read, for SiteLevel(θ), RTDM-TD and ETDM.
 //!
 //! Hosts are sites (`site_of`), pages are sampled by `url_key`, and only hosts with at least
 //! `min_host_pages` distinct URLs get a template, as in `stencil site`, so that the methods

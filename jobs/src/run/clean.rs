@@ -11,7 +11,7 @@ use stencil_operators::dom::subtree::summarize;
 use stencil_operators::reading::page::looks_binary;
 use stencil_operators::reading::warc::Limits;
 
-use super::PageArgs;
+use super::args::PageArgs;
 use crate::score::Scorer;
 
 #[derive(Args)]

@@ -37,7 +37,7 @@ pub enum CleanedFrom {
     /// The main-content model's blocks (the default).
     #[default]
     Content,
-    /// Everything the template model leaves (the cleaned text before the content model).
+    /// Everything the template model leaves, without the main-content model.
     Template,
 }
 

@@ -44,9 +44,9 @@ pub struct LocalSample {
 /// Two rounds: first every host's sample (its size and largest URL key), then the
 /// fingerprints of the sampled pages of the hosts with enough of them for site-level labels.
 /// A host with fewer sample pages than `min_host_pages` gets no labels and no template, so
-/// counting its fingerprints would be wasted; and on a crawl most hosts are such (the
-/// benchmark corpus: 1,936 of 2,058 hosts, 70% of the pages), so the first round costs little
-/// and saves most of the counting.
+/// counting its fingerprints would be wasted; and on a crawl most hosts are such (counted on
+/// the benchmark corpus in docs/architecture.md), so the first round costs little and saves
+/// most of the counting.
 pub fn learn(
     worker: &mut Worker,
     local: LocalSample,
@@ -721,7 +721,8 @@ impl EncodedHostRow {
 }
 
 /// Mean and median templated-text fraction of a host's pages, and the means of its pages'
-/// fractions. The facts arrive sorted, so the sums run in the same order whatever the number of workers: the floats agree to the bit.
+/// fractions. The facts arrive sorted, so the sums run in the same order whatever the number
+/// of workers: the floats agree to the bit.
 fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
     let mut model = None;
     let mut fractions: Vec<f64> = Vec::new();

@@ -195,9 +195,8 @@ fn kind_of(example: &Example, kinds: &KindModel) -> f32 {
 
 /// The kind classifier (`content::kind`) fitted on the pages `pages`: one forest per kind,
 /// that kind against the others, every kind weighing the same in each fit (a page of a kind
-/// with n pages weighs 1000 / n), so that the articles, four fifths of the gold, do not
-/// drown the rest. The gold's page type is the label; a page without one (the news sets) is
-/// an article.
+/// with n pages weighs 1000 / n), so that the articles, most of the gold, do not drown the
+/// rest. The gold's page type is the label; a page without one (the news sets) is an article.
 fn fit_kinds(examples: &[Example], pages: &[usize]) -> Result<KindModel, String> {
     let label: Vec<usize> = (pages.iter())
         .map(|&p| {

@@ -7,12 +7,9 @@
 //! statistics, as in `stencil run`, so a block inside a host's template carries that evidence;
 //! the pages with gold are the examples.
 //!
-//! Hosts are split into `--folds` folds by a hash of the host: each fold's pages are judged by
-//! a model fitted on the other folds only, and the report (per source and page type: micro and
+//! Each page is judged by a model fitted without its fold (host-disjoint folds, or one data set
+//! per fold with `--hold-out-sources`), and the report (per source and page type: micro and
 //! macro token F1 of the cleaned text, gold lost, pages emptied) is over those held-out calls.
-//! With `--hold-out-sources` each data set is a fold instead, judged by a model fitted on the
-//! other data sets (less any page of a host it shares with them): how the model meets pages
-//! gathered and labelled by people it never learned from.
 //! The model written is then fitted on every page. The same input and parameters give the same
 //! model, byte for byte: the trees are fitted single-threaded with a fixed seed.
 //!
@@ -262,8 +259,8 @@ fn parameters(args: &TrainContentArgs) -> serde_json::Value {
         "equal_pages": !args.long_pages_weigh_more,
         "balance_groups": args.balance_groups,
     });
-    // Named only when used, so that the shipped model's file, which records these parameters,
-    // is the same byte for byte as before the options existed.
+    // Named only when used: a fit without these options records the same parameters as the
+    // shipped model's file, which names neither.
     if args.hold_out_sources {
         parameters["hold_out_sources"] = true.into();
     }

@@ -17,9 +17,9 @@ pub fn stencil() -> Command {
 }
 
 /// A test's own folder under the temporary directory (`stencil-job-<pid>-<name>`), made empty.
-/// It is removed when the test passes: the end-to-end test alone writes a 113 MB crawl and its
-/// tables there, and a folder per test and run filled `/tmp` by gigabytes. A failing test keeps
-/// it and names it on stderr, for a look at what the job wrote.
+/// It is removed when the test passes: the end-to-end test alone writes a large crawl and its
+/// tables there, and a folder kept per test and run would fill `/tmp`. A failing test keeps it
+/// and names it on stderr, for a look at what the job wrote.
 pub fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("stencil-job-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,0 +1,163 @@
+//! The end of a page's journey (stage 5): its rows made under containment, and the worker's
+//! part files they stream to.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use stencil_operators::contain::{contain, Panic};
+use stencil_operators::fractions::{self, Fractions};
+use stencil_operators::site::site_level::site_of;
+
+use super::job::{Job, SiteSource, TrainingRows};
+use super::page;
+use super::store::{Kept, PageMeta};
+use crate::score::Scorer;
+use crate::site::dataflow::{HostFact, LocalFindings};
+use crate::tables::{PageRow, RecordRow, Rows, SegmentRow, StreamingPart, TrainingColumns};
+
+/// What `finish` counts.
+#[derive(Default)]
+pub(super) struct Tally {
+    pub(super) pages: u64,
+    pub(super) segments: u64,
+    pub(super) quantized: u64,
+}
+
+/// A page at the end of its journey: its rows, or the `records` row of the panic that
+/// stopped it (and no other row).
+// Made once per page and consumed at once: the size of the rarer variant costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Finished {
+    Done {
+        record: RecordRow,
+        page: PageRow,
+        segments: Vec<SegmentRow>,
+        quantized: bool,
+    },
+    Failed(RecordRow),
+}
+
+impl Finished {
+    /// Writes the page's rows and counts them.
+    pub(super) fn commit(
+        self,
+        parts: &mut Parts,
+        findings: &mut LocalFindings,
+        tally: &mut Tally,
+        late_panics: &mut u64,
+    ) -> Result<(), String> {
+        match self {
+            Finished::Done {
+                record,
+                page,
+                segments,
+                quantized,
+            } => {
+                parts.records.push(record)?;
+                tally.segments += segments.len() as u64;
+                tally.quantized += u64::from(quantized);
+                for row in segments {
+                    parts.segments.push(row)?;
+                }
+                if !page.host.is_empty() {
+                    findings.facts.push((
+                        page.host.clone(),
+                        HostFact::Fractions(page::fraction_bits(&page)),
+                    ));
+                }
+                parts.pages.push(page)?;
+                tally.pages += 1;
+            }
+            Finished::Failed(record) => {
+                *late_panics += 1;
+                parts.records.push(record)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Stage 5 for one page, contained: its `pages`, `segments` and `records` rows.
+pub(super) fn finish(kept: Kept, roots: Option<Vec<u32>>, scorer: &Scorer, job: &Job) -> Finished {
+    let Kept { meta, dom, sums } = kept;
+    let warc_file = &job.names[meta.file as usize];
+    let done = contain("features", || {
+        crate::crash::enter("features", &meta.url);
+        let inside = roots.map(|roots| dom.inside_subtrees(&roots));
+        let analysis = page::analyse(
+            &dom,
+            &sums,
+            scorer,
+            &job.content,
+            inside.as_deref(),
+            job.options,
+            &meta.url,
+        );
+        let site: Option<Fractions> = inside
+            .as_ref()
+            .map(|inside| fractions::of(&dom, &sums, inside));
+        let url: Arc<str> = Arc::from(meta.url.as_str());
+        let host: Arc<str> = Arc::from(site_of(&meta.host));
+        let segments = page::segment_rows(&url, &host, &dom, &sums, &analysis);
+        let quantized = analysis.segmentation.quantized;
+        let record = RecordRow {
+            warc_file: warc_file.clone(),
+            entry: meta.record_entry(None),
+        };
+        let page = page::page_row(meta.clone(), warc_file.clone(), &dom, &sums, analysis, site);
+        Finished::Done {
+            record,
+            page,
+            segments,
+            quantized,
+        }
+    });
+    done.unwrap_or_else(|panic| Finished::Failed(failed_row(warc_file, &meta, &panic)))
+}
+
+/// The `records` row of a page that panicked.
+pub(super) fn failed_row(warc_file: &Arc<str>, meta: &PageMeta, panic: &Panic) -> RecordRow {
+    RecordRow {
+        warc_file: warc_file.clone(),
+        entry: meta.record_entry(Some(panic)),
+    }
+}
+
+/// A worker's streaming part files.
+pub(super) struct Parts {
+    pub(super) records: StreamingPart<Rows<RecordRow>>,
+    pages: StreamingPart<Rows<PageRow>>,
+    segments: StreamingPart<Rows<SegmentRow>>,
+    pub(super) training: Option<StreamingPart<TrainingColumns>>,
+}
+
+impl Parts {
+    pub(super) fn create(out: &Path, worker: usize, job: &Job) -> Result<Parts, String> {
+        Ok(Parts {
+            records: StreamingPart::records(out, worker)?,
+            pages: StreamingPart::pages(out, worker)?,
+            segments: StreamingPart::segments(out, worker)?,
+            training: match (&job.site, job.training_rows) {
+                (SiteSource::Learn { .. }, TrainingRows::Sampled | TrainingRows::All) => {
+                    Some(StreamingPart::training(out, worker)?)
+                }
+                _ => None,
+            },
+        })
+    }
+
+    /// Closes every part; returns the training rows written.
+    pub(super) fn finish(self) -> Result<u64, String> {
+        self.records.finish()?;
+        self.pages.finish()?;
+        self.segments.finish()?;
+        match self.training {
+            Some(training) => {
+                let rows = training.rows;
+                training.finish()?;
+                Ok(rows)
+            }
+            None => Ok(0),
+        }
+    }
+}

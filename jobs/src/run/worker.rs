@@ -1,0 +1,427 @@
+//! One worker's part of a job: stage 1 (reading and parsing its share of the files) and the
+//! driving of stages 2 to 6 in order.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use stencil_operators::contain::{contain, Panic};
+use stencil_operators::dom::subtree::summarize;
+use stencil_operators::inventory::{for_each_record, RecordEntry};
+use stencil_operators::page_models::model::StratifiedSample;
+use stencil_operators::reading::page::Page;
+use stencil_operators::site::etdm::label_tree_exact;
+use stencil_operators::site::labels::Scheme;
+use stencil_operators::site::site_level::{site_of, url_key};
+use timely::worker::Worker;
+
+use super::finish::{failed_row, finish, Finished, Parts, Tally};
+use super::job::{Job, ModelPlan, SiteSource, TrainingRows};
+use super::report::{gather_reports, WorkerReport};
+use super::site_templates::site_roots;
+use super::store::{Kept, PageMeta, Store};
+use crate::fit::fit_and_broadcast;
+use crate::model_file::write_model;
+use crate::score::Scorer;
+use crate::site::dataflow::{self, HostFact, LocalFindings};
+use crate::site::statistics::Learned;
+use crate::tables::{self, RecordRow};
+
+/// One worker's whole job. Returns the merged report of all workers on worker 0.
+pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, String> {
+    let (index, peers) = (worker.index(), worker.peers());
+    let mine = crate::files::shares(index, peers, job.files.len());
+    let mut report = WorkerReport::default();
+    let mut clock = Instant::now();
+    let counters = job.reporter.clone();
+    let here = crate::crash::Whereabouts::register(index);
+    here.stage("read and parse");
+    let stage_of = here.clone();
+    // Each stage's time, and (on worker 0) the progress line names the stage that follows.
+    let mut lap = |report: &mut WorkerReport, stage: &str, next: &'static str| {
+        report
+            .seconds
+            .push((stage.to_string(), clock.elapsed().as_secs_f64()));
+        clock = Instant::now();
+        stage_of.stage(next);
+        if index == 0 {
+            counters.set_stage(next);
+        }
+    };
+    // A failure to write stops this worker's work but not its part in the dataflows, or the
+    // other workers would wait for it forever.
+    let mut failure: Option<String> = None;
+    let mut parts = Parts::create(&job.out, index, job)
+        .map_err(|e| failure = Some(e))
+        .ok();
+
+    // 1. Read: records, parse once, keep (or, in `apply`, finish at once).
+    let learn = matches!(job.site, SiteSource::Learn { .. });
+    let mut local = match &job.site {
+        SiteSource::Learn { statistics, .. } => Some(statistics.local()),
+        _ => None,
+    };
+    let mut store = Store::new(
+        job.worker_budget,
+        job.spill_dir.join(format!("worker-{index:05}")),
+    );
+    let mut findings = LocalFindings::default();
+    let mut tally = Tally::default();
+    // Pages counted as parsed that a later stage panicked on (they move to `error`).
+    let mut late_panics = 0u64;
+    let mut loaded_hosts: BTreeSet<String> = BTreeSet::new();
+    let direct_scorer = match (&job.plan, learn) {
+        (ModelPlan::Given(model, source), false) => {
+            report.model = Some(source.clone());
+            Some(Scorer {
+                model: model.clone(),
+                smoothing: job.smoothing,
+            })
+        }
+        _ => None,
+    };
+    for &(file, share) in &mine {
+        let path = &job.files[file];
+        let name = &job.names[file];
+        let mut last = stencil_operators::inventory::Progress::default();
+        let counters = &job.reporter;
+        here.file(name);
+        let visit = |entry: RecordEntry, page: Option<(Box<Page>, stencil_operators::dom::Dom)>| {
+            here.offset(entry.offset);
+            crate::crash::inject_worker_fault(index);
+            if failure.is_some() {
+                return;
+            }
+            let Some(parts) = parts.as_mut() else { return };
+            let Some((page, dom)) = page else {
+                let row = RecordRow {
+                    warc_file: name.clone(),
+                    entry,
+                };
+                failure = parts.records.push(row).err();
+                return;
+            };
+            // A page's `records` row is written when the page is finished, so that a panic
+            // in any later stage can still be its outcome.
+            let meta = meta_of(&page, &entry, file);
+            let hashed = contain("hashes", || {
+                crate::crash::enter("hashes", &page.url);
+                let sums = summarize(&dom, &page.host);
+                let host = site_of(&page.host);
+                let offered = match (&job.site, &local) {
+                    (SiteSource::Learn { statistics, .. }, Some(local)) if !host.is_empty() => {
+                        let key = url_key(&page.url);
+                        let offer = statistics.prepare(local, (&page.url, host, key), &dom, &sums);
+                        Some((key, offer))
+                    }
+                    _ => None,
+                };
+                (sums, offered)
+            });
+            let (sums, offered) = match hashed {
+                Ok(hashed) => hashed,
+                Err(panic) => {
+                    late_panics += 1;
+                    failure = parts.records.push(failed_row(name, &meta, &panic)).err();
+                    return;
+                }
+            };
+            if let (SiteSource::Learn { statistics, .. }, Some(local), Some((key, offer))) =
+                (&job.site, local.as_mut(), offered)
+            {
+                statistics.offer(local, site_of(&page.host), key, offer);
+            }
+            // `dom::parse` sizes the arena exactly: a kept page holds no growth slack.
+            let kept = Kept { meta, dom, sums };
+            drop(page);
+            let result = match &direct_scorer {
+                Some(scorer) => {
+                    let host = site_of(&kept.meta.host);
+                    let site = match &job.site {
+                        SiteSource::Loaded(models) => models.get(host),
+                        _ => None,
+                    };
+                    if site.is_some() && !loaded_hosts.contains(host) {
+                        loaded_hosts.insert(host.to_string());
+                    }
+                    let roots = site.map(|model| {
+                        contain("labels", || {
+                            crate::crash::enter("labels", &kept.meta.url);
+                            site_roots(&kept, model, Scheme::Paper)
+                        })
+                    });
+                    let finished = match roots.transpose() {
+                        Ok(roots) => finish(kept, roots, scorer, job),
+                        Err(panic) => Finished::Failed(failed_row(name, &kept.meta, &panic)),
+                    };
+                    finished.commit(parts, &mut findings, &mut tally, &mut late_panics)
+                }
+                None => store.push(kept),
+            };
+            if let Err(e) = result {
+                failure = Some(e);
+            }
+        };
+        let progress = |p: stencil_operators::inventory::Progress| {
+            let add = |counter: &std::sync::atomic::AtomicU64, now: u64, before: u64| {
+                counter.fetch_add(now.saturating_sub(before), Ordering::Relaxed);
+            };
+            // A shared file's bytes are counted by its first reader only.
+            if share.part == 0 {
+                add(&counters.input_bytes, p.offset, last.offset);
+            }
+            add(&counters.pages, p.pages, last.pages);
+            add(&counters.html_bytes, p.html_bytes, last.html_bytes);
+            last = p;
+        };
+        let result = for_each_record(
+            path,
+            &job.limits,
+            share,
+            &mut report.inventory,
+            visit,
+            progress,
+        );
+        // Every reader of a shared file meets the same failure; its first reader reports it.
+        if let (Err(e), 0) = (result, share.part) {
+            // Keep going: the file's records read so far are in `records`; the run fails at
+            // the end, naming the file.
+            report.failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    let next = if learn {
+        "site statistics"
+    } else {
+        "hosts and tables"
+    };
+    lap(&mut report, "read and parse", next);
+
+    if let (SiteSource::Learn { statistics, scheme }, Some(local)) = (&job.site, local) {
+        // 2. Site statistics. ETDM then wants the exact label trees of each host's key page
+        // and complete subdigraph, which only the workers holding them can make.
+        let models = match statistics.learn(worker, local) {
+            Learned::Templates(templates) => templates,
+            Learned::Etdm(pending) => {
+                let mut trees = Vec::new();
+                let made = store.for_each(|_, kept| {
+                    let host = site_of(&kept.meta.host);
+                    if let Some(place) = pending.wanted(&kept.meta.url, host) {
+                        // A page that panics here is left out of its host's ETDM; its
+                        // labelling meets the same page and records the panic.
+                        if let Ok(tree) = contain("labels", || label_tree_exact(&kept.dom)) {
+                            trees.push((host.to_string(), place, tree));
+                        }
+                    }
+                    Ok(())
+                });
+                if let Err(e) = made {
+                    failure.get_or_insert(e);
+                }
+                pending.finish(worker, trees)
+            }
+        };
+        lap(&mut report, "site statistics", "labels");
+
+        // 3. Labels, site-level fractions, training rows and the sample.
+        let mut train_sample = match &job.plan {
+            ModelPlan::Train(settings) => Some(StratifiedSample::new(settings.sample_cap)),
+            ModelPlan::Given(..) => None,
+        };
+        // Per kept page: its template roots (`None` without a labelled host model), or the
+        // panic that stopped its labelling.
+        let mut roots_of: Vec<Result<Option<Vec<u32>>, Panic>> = Vec::with_capacity(store.len());
+        let labelled = store.for_each(|_, kept| {
+            let Some(model) = models.get(site_of(&kept.meta.host)) else {
+                roots_of.push(Ok(None));
+                return Ok(());
+            };
+            let training = parts.as_mut().and_then(|p| p.training.as_mut());
+            let training = training.filter(|_| failure.is_none());
+            let labels = contain("labels", || {
+                crate::crash::enter("labels", &kept.meta.url);
+                crate::site::label_page(
+                    (&kept.meta.url, &kept.meta.host),
+                    &kept.dom,
+                    &kept.sums,
+                    model,
+                    *scheme,
+                    &findings,
+                    (training.is_some(), job.training_rows == TrainingRows::All),
+                    train_sample.is_some(),
+                )
+            });
+            let labels = match labels {
+                Ok(labels) => labels,
+                Err(panic) => {
+                    roots_of.push(Err(panic));
+                    return Ok(());
+                }
+            };
+            let roots = labels.commit(
+                (&kept.meta.url, &kept.meta.host),
+                &kept.dom,
+                &kept.sums,
+                *scheme,
+                &mut findings,
+                training,
+                train_sample.as_mut(),
+            )?;
+            roots_of.push(Ok(model.labelled().then(|| {
+                roots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.is_some())
+                    .map(|(i, _)| i as u32)
+                    .collect()
+            })));
+            Ok(())
+        });
+        if let Err(e) = labelled {
+            failure.get_or_insert(e);
+        }
+        for (host, templates) in &models {
+            findings
+                .facts
+                .push((host.clone(), HostFact::of_templates(templates)));
+        }
+        lap(&mut report, "labels", "training");
+
+        // 4. The model.
+        let scorer = match &job.plan {
+            ModelPlan::Given(model, source) => {
+                report.model = Some(source.clone());
+                Ok(model.clone())
+            }
+            ModelPlan::Train(settings) => {
+                let sample = train_sample.unwrap_or_else(|| StratifiedSample::new(1));
+                report.examples_offered = sample.offered();
+                fit_and_broadcast(worker, sample, settings).map(|trained| {
+                    report.model = Some(match &trained.fallback {
+                        Some(_) => "shipped".to_string(),
+                        None => "trained".to_string(),
+                    });
+                    report.fallback = trained.fallback;
+                    trained.model
+                })
+            }
+        }
+        .map(|model| Scorer {
+            model,
+            smoothing: job.smoothing,
+        });
+        lap(
+            &mut report,
+            "training",
+            "scoring, smoothing and cleaning pages",
+        );
+        let scorer = match scorer {
+            Ok(scorer) => Some(scorer),
+            Err(e) => {
+                failure.get_or_insert(e);
+                None
+            }
+        };
+        if let (Some(scorer), 0, ModelPlan::Train(_), None) =
+            (&scorer, index, &job.plan, &report.fallback)
+        {
+            write_model(&job.out, &scorer.model).unwrap_or_else(|e| failure = Some(e));
+        }
+
+        // 5. Pages.
+        report.spilled_pages = store.spilled_pages;
+        report.spilled_bytes = store.spilled_bytes;
+        report.peak_kept_bytes = store.peak_memory as u64;
+        let finished = store.drain(|ordinal, kept| {
+            let Some(parts) = parts.as_mut() else {
+                return Ok(());
+            };
+            let warc_file = &job.names[kept.meta.file as usize];
+            let (Some(scorer), None) = (&scorer, &failure) else {
+                // The run has failed; its `records` still account for every page read.
+                let entry = kept.meta.record_entry(None);
+                let row = RecordRow {
+                    warc_file: warc_file.clone(),
+                    entry,
+                };
+                let _ = parts.records.push(row);
+                return Ok(());
+            };
+            let roots = roots_of
+                .get_mut(ordinal)
+                .map_or(Ok(None), |slot| std::mem::replace(slot, Ok(None)));
+            let finished = match roots {
+                Ok(roots) => finish(kept, roots, scorer, job),
+                Err(panic) => Finished::Failed(failed_row(warc_file, &kept.meta, &panic)),
+            };
+            finished.commit(parts, &mut findings, &mut tally, &mut late_panics)
+        });
+        if let Err(e) = finished {
+            failure.get_or_insert(e);
+        }
+        lap(&mut report, "pages", "hosts and tables");
+    }
+
+    report.inventory.pages_panicked(late_panics);
+    report.pages = tally.pages;
+    report.segments = tally.segments;
+    report.quantized_pages = tally.quantized;
+    if let SiteSource::Loaded(models) = &job.site {
+        for host in loaded_hosts {
+            let templates = models.get(&host).map_or(0, |m| m.counts.len() as u64);
+            findings.facts.push((
+                host,
+                HostFact::Model {
+                    pages: 0,
+                    pages_sampled: 0,
+                    labelled: true,
+                    min_count: 1,
+                    template_hashes: templates,
+                    method: None,
+                },
+            ));
+        }
+    }
+
+    // 6. Hosts and site templates.
+    let (template_rows, host_rows) = dataflow::gather(worker, findings);
+    report.template_rows = template_rows.len() as u64;
+    report.hosts = host_rows.len() as u64;
+    report.site_level_hosts = host_rows.iter().filter(|h| h.site_level).count() as u64;
+    if failure.is_none() {
+        let written = (|| {
+            let templates = learn.then_some(template_rows.as_slice());
+            tables::write_host_tables(&job.out, index, templates, &host_rows)?;
+            if let Some(parts) = parts.take() {
+                report.training_rows = parts.finish()?;
+            }
+            Ok::<(), String>(())
+        })();
+        if let Err(e) = written {
+            failure = Some(e);
+        }
+    }
+    lap(&mut report, "hosts and tables", "done");
+    if let Some(e) = failure {
+        report.failures.push(e);
+    }
+    Ok(gather_reports(worker, report))
+}
+
+fn meta_of(page: &Page, entry: &RecordEntry, file: usize) -> PageMeta {
+    PageMeta {
+        url: page.url.clone(),
+        host: page.host.clone(),
+        file: file as u32,
+        offset: page.position.offset,
+        record_id: page.record_id.clone(),
+        fetch_date: page.fetch_date.clone(),
+        http_status: page.http_status,
+        charset: page.encoding.name().to_string(),
+        truncated: page.truncated.map(|t| t.as_str().to_string()),
+        html_bytes: page.body_bytes as u64,
+        offset_in_member: entry.offset_in_member,
+        record_type: entry.record_type.clone(),
+        target_uri: entry.target_uri.clone(),
+        mime_type: entry.mime_type.clone(),
+    }
+}
