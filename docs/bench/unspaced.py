@@ -8,7 +8,7 @@ word always gives the same ideographs, so what repeats on a host still repeats),
 between two ideographs go, and ASCII sentence punctuation before a space becomes full-width
 (`.` -> `。`, `,` -> `，`, ...). The page keeps its markup, class names and links: what
 changes is only what its text looks like, as between an English and a Chinese news site
-built alike. docs/evaluation.md, twenty-seventh session, has the figures.
+built alike. docs/evaluation.md has the figures.
 
     unspaced.py make EVAL_WARC MANIFEST OUT_DIR [--groups article,l3s-gn1,...]
         writes OUT_DIR/{html,en,gold}/, OUT_DIR/unspaced.tsv and OUT_DIR/english.tsv

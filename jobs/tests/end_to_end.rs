@@ -272,12 +272,12 @@ fn cleaned_text_against_human_gold_and_swde_values_survive() {
 }
 
 /// The same book pages as other shops write them: the rule that keeps a product page's facts
-/// (`content::facts`) must not depend on the one site we have writing its author in an `<h3>`
-/// and its title in an `<h2>`. Each variant rewrites one element of every page (the test
-/// checks that it did); the rule finds a byline in any element, a label with a linked value
-/// and a name that opens the page's `<title>` (docs/evaluation.md has each variant's figures).
-/// The last two set the details as a label and a value in two elements without a colon, as
-/// many shops do.
+/// (`content::rules::facts`) must not depend on the one site we have writing its author in an
+/// `<h3>` and its title in an `<h2>`. Each variant rewrites one element of every page (the
+/// test checks that it did); the rule finds a byline in any element, a label with a linked
+/// value and a name that opens the page's `<title>` (docs/evaluation.md has each variant's
+/// figures). The last two set the details as a label and a value in two elements without a
+/// colon, as many shops do.
 #[test]
 fn swde_values_survive_as_other_shops_write_them() {
     let Some(dir) = stencil_tests::shared_dir("data/swde-books") else {

@@ -248,8 +248,8 @@ pub struct RecordEntry {
 /// The part of one file's records a reader takes: the records and unreadable stretches whose
 /// ordinal in the file (counting both, from 0) is `part` modulo `parts`. Several workers
 /// split a file this way when there are fewer files than workers: each decompresses the
-/// whole file (a tenth of the time parsing takes) and parses only its part, and every record
-/// is still accounted for exactly once. Part 0 also counts the file itself.
+/// whole file (cheap beside parsing: docs/benchmarks.md) and parses only its part, and every
+/// record is still accounted for exactly once. Part 0 also counts the file itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Share {
     pub part: u64,

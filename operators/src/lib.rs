@@ -33,9 +33,9 @@ pub mod synth;
 
 /// A hash map for per-page lookups keyed by node indices, hashes and class names. std's
 /// SipHash and xxh3's streaming hasher cost more than the rest of the lookup for such small
-/// keys (they were a tenth of the content features' time); foldhash with a fixed seed is a
-/// few instructions per key and gives the same map in every process. Nothing iterates these
-/// maps, so their order never reaches an output.
+/// keys (docs/benchmarks.md); foldhash with a fixed seed is a few instructions per key and
+/// gives the same map in every process. Nothing iterates these maps, so their order never
+/// reaches an output.
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// A xorshift64 step: the tests' source of random inputs (reproducible, no dependency).

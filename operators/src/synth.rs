@@ -1,10 +1,10 @@
 //! Deterministic synthetic crawls: many hosts, each with its own template (header, navigation,
 //! sidebar, footer, cookie bar) around per-page articles and per-page "related" lists.
 //!
-//! They give every command a default input on a machine without crawl data, and tests a
-//! crawl whose structure is known: every page comes with its gold, the element paths of the
-//! blocks that are template (see [`SynthPage::template_paths`]). They are no substitute for real pages: real templates vary
-//! far more in markup than this generator does.
+//! They give every command a default input on a machine without crawl data, and tests a crawl whose
+//! structure is known: every page comes with its gold, the element paths of the blocks that are
+//! template (see [`SynthPage::template_paths`]). They are no substitute for real pages: real
+//! templates vary far more in markup than this generator does.
 
 use std::fmt::Write as _;
 

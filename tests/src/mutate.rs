@@ -18,7 +18,7 @@
 //! [`html_page`]) compose 1–3 mutations per input and list what they applied.
 //!
 //! Nothing here may panic on any input: mutations compose, so each one must accept whatever
-//! the previous one left (empty files, gzip that no longer decodes, pages without tags).
+//! the previous one left (empty files, gzip that does not decode, pages without tags).
 
 use std::io::{Read, Write};
 use std::ops::Range;
@@ -1277,7 +1277,7 @@ pub fn build_warc(pages: &[PageDraft], gzip: bool) -> Vec<u8> {
 }
 
 /// Plain WARC bytes gzipped one member per record (cut where each record starts), as Common
-/// Crawl stores them, whatever the records now hold.
+/// Crawl stores them, whatever the mutated records hold.
 pub fn gzip_per_record(plain: &[u8]) -> Vec<u8> {
     let mut cuts = record_starts(plain);
     if cuts.first() != Some(&0) {
@@ -1578,7 +1578,8 @@ mod tests {
         }
     }
 
-    /// Found by the one-hour soak: `length_too_large` after `length_huge` overflowed.
+    /// `length_too_large` on a length already at `u64::MAX` (as `length_huge` leaves it), then
+    /// `length_too_small`: lengths compose without overflow.
     #[test]
     fn lengths_compose_without_overflow() {
         let record = b"WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 18446744073709551615\r\n\r\nx\r\n\r\n";

@@ -252,7 +252,7 @@ fn all_paths_at_once_match_one_by_one_and_stay_short_when_deep() {
     assert!(longest.len() <= stencil_operators::dom::MAX_PATH_BYTES + "…>".len());
     assert!(longest.starts_with("…>div.level>") && longest.ends_with(">div.level"));
 
-    // Multi-byte ids and classes: the cut must fall between characters (a crawl page did not).
+    // Multi-byte ids and classes: the cut must fall between characters.
     for id in ["é", "日本", "x€"] {
         let html = format!("<div id={id} class=ü>").repeat(700);
         let deep = stencil_operators::dom::parse(&html, 4096);

@@ -531,9 +531,10 @@ fn records_round_trip_through_the_writer() {
     }
 }
 
-/// Issue 20: `stencil clean` panicked on a page linking to a raw (not punycode) international
-/// host. The page goes through what `clean` does: decode, parse, summarize, features, score,
-/// smoothing (with `clean`'s default hidden-element threshold), cleaned text.
+/// A page linking to a raw (not punycode) international host, whose bytes a host check may
+/// slice inside a character. The page goes through what `stencil clean` does: decode, parse,
+/// summarize, features, score, smoothing (with `clean`'s default hidden-element threshold),
+/// cleaned text.
 #[test]
 fn a_link_to_a_raw_unicode_host_cleans() {
     use stencil_operators::page_models::features;
@@ -626,9 +627,9 @@ fn both_views_judge_a_page_100000_deep_without_recursion() {
 /// originals declare `iso-8859-1`, `windows-1251`, `big5`… over UTF-8 bytes. Read as a crawl
 /// without that knowledge reads them, with the `<meta>` deciding or copied into the HTTP header
 /// (as `../shared/tools/mkwarc.py` builds a WARC), every page must come out as the UTF-8 it
-/// is: before the bytes could overrule a declaration, 111 of them came out as mojibake (`â€™`
-/// for `’`). dragnet's pages are as fetched, and 8 of them are UTF-8 under an `iso-8859-1`
-/// `<meta>` (religionnewsblog.com's among them).
+/// is: read as declared, 111 of them would be mojibake (`â€™` for `’`), so their bytes overrule
+/// the declaration. dragnet's pages are as fetched, and 8 of them are UTF-8 under an
+/// `iso-8859-1` `<meta>` (religionnewsblog.com's among them).
 #[test]
 fn pages_re_encoded_under_a_stale_declaration_read_as_utf8() {
     use stencil_operators::reading::charset::{decode, prescan_meta};

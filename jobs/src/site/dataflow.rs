@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use differential_dataflow::consolidation::consolidate;
-use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::input::Input;
 use differential_dataflow::VecCollection;
 use serde::{Deserialize, Serialize};
 use stencil_operators::site::etdm::template_of_key_page;
@@ -116,7 +116,10 @@ fn sample_sizes(
             let probe = back_to_holders(sizes, holders, sink);
             (pages_in, candidates_in, holders_in, probe)
         });
-    offer_hosts(&local.pages, me, &mut pages_in, &mut holders_in);
+    offer_hosts(&local.pages, |host, count| {
+        holders_in.insert((host, me));
+        pages_in.update(host, count);
+    });
     for (host, sample) in &local.samples {
         let host = host_key(host);
         for key in sample.keys() {
@@ -298,7 +301,10 @@ pub fn learn_mapped(
             (pages_in, trees_in, holders_in, probe)
         });
 
-    offer_hosts(&local.pages, me, &mut pages_in, &mut holders_in);
+    offer_hosts(&local.pages, |host, count| {
+        holders_in.insert((host, me));
+        pages_in.update(host, count);
+    });
     for (host, sample) in local.samples {
         let host = host_key(&host);
         for (key, tree) in sample {
@@ -494,17 +500,11 @@ fn host_names(pages: &BTreeMap<String, u64>) -> HashMap<u64, String> {
         .collect()
 }
 
-/// Feeds a worker's page count per host, and that it holds pages of each, to a dataflow.
-fn offer_hosts(
-    pages: &BTreeMap<String, u64>,
-    me: u64,
-    pages_in: &mut InputSession<u64, u64, isize>,
-    holders_in: &mut InputSession<u64, (u64, u64), isize>,
-) {
+/// Hands `offer` a worker's page count for each host it holds pages of, by host key: what the
+/// dataflows take as the host's page count and its holders.
+fn offer_hosts(pages: &BTreeMap<String, u64>, mut offer: impl FnMut(u64, isize)) {
     for (host, count) in pages {
-        let host = host_key(host);
-        holders_in.insert((host, me));
-        pages_in.update(host, *count as isize);
+        offer(host_key(host), *count as isize);
     }
 }
 

@@ -126,7 +126,7 @@ pub struct TrainContentArgs {
     /// learned from. `--folds` and `--fold-seed` then go unused.
     #[arg(long)]
     pub hold_out_sources: bool,
-    /// Fit without these features (comma-separated names of `docs/model.md`'s list): their
+    /// Fit without these features (comma-separated names of `docs/features.md`' list): their
     /// columns are left constant, so no tree splits on them. For measuring what a feature is
     /// worth; the model's rows keep their layout.
     #[arg(long, value_delimiter = ',')]

@@ -104,13 +104,13 @@ impl Dom {
         element.other_attributes = others_start..self.other_attributes.len() as u32;
         // A tab panel hidden until its tab is chosen (WAI-ARIA's `role="tabpanel"`) holds what
         // a reader reaches with one click: a documentation page's code in each language, a
-        // service page's plans. Human gold keeps it (on WCXB's dev pages, 0.9 of the hidden
-        // panels' words on documentation and service pages), so it is visible text here.
+        // service page's plans. Human gold keeps most of such panels' words (WCXB's dev
+        // documentation and service pages: docs/evaluation.md), so it is visible text here.
         // So is an accordion's panel, hidden until its heading is clicked: WAI-ARIA's pattern
         // labels it by that heading (`aria-labelledby`) with no role or `role="region"` (a
-        // guide's steps, a course's FAQ; 0.97 of such panels' words are gold on WCXB's dev
-        // pages). Menus, dialogs, modals and unlabelled disclosures hidden the same way stay
-        // hidden: they are labelled by a role of their own or by nothing.
+        // guide's steps, a course's FAQ), and nearly all of such panels' words are gold on
+        // WCXB's dev pages. Menus, dialogs, modals and unlabelled disclosures hidden the same
+        // way stay hidden: they are labelled by a role of their own or by nothing.
         let role_is = |name: &str| role.is_some_and(|r| r.eq_ignore_ascii_case(name));
         let tab_panel = role_is("tabpanel");
         let accordion_panel = labelled && (role.is_none() || role_is("region")) && !element.modal;

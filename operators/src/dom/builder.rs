@@ -3,10 +3,9 @@
 //!
 //! Why not html5ever's own tree builder ([`super::reference`])? It builds a mutable linked tree
 //! because the HTML standard moves nodes after creating them (foster parenting, the adoption
-//! agency), and that tree then had to be copied into the arena: together about a sixth of the
-//! time of `stencil run`, twice what this builder costs (docs/benchmarks.md). This builder
-//! never moves a node: every node is appended to the arena once, in document order, as its
-//! token arrives.
+//! agency), and that tree must then be copied into the arena: building and copying cost more
+//! than this builder does (docs/benchmarks.md). This builder never moves a node: every node is
+//! appended to the arena once, in document order, as its token arrives.
 //!
 //! It follows the standard's tree-construction rules: the implied `html`, `head` and `body`;
 //! which start tags close an open `p`, `li`, `dd`/`dt`, `option` or heading; end tags closing

@@ -105,7 +105,7 @@ pub struct Element {
     pub src: Option<Span>,
     pub alt: Option<Span>,
     /// An `<a>`'s `name`: HTML 4's name for a place on the page to link to (`#comments`),
-    /// which `id` took over. Kept for the comments rule (`page_models::content::comments`):
+    /// which `id` took over. Kept for the comments rule (`page_models::content::rules::comments`):
     /// older blogs and news sites mark where their comments start with `<a name="comments">`.
     pub anchor: Option<Span>,
     /// Bytes the attributes take when serialized (` name="value"` each).
@@ -166,7 +166,8 @@ pub fn tokenize(html: &str) -> usize {
 }
 
 /// Parses like [`parse`] with html5ever's complete tree builder, which follows the HTML
-/// standard to the letter (foster parenting, the adoption agency) at about twice the cost.
+/// standard to the letter (foster parenting, the adoption agency) and costs more for it
+/// (docs/benchmarks.md).
 pub fn parse_with_html5ever_tree_builder(html: &str, max_depth: usize) -> Dom {
     parse_as_read(html, max_depth, reference::parse)
 }

@@ -11,7 +11,7 @@
 //! - **Digits are kept.** Folding digit runs would let a header survive a date change, but it
 //!   also makes every `ISBN: 978…`, price, score and date line of a site one block, and
 //!   SiteLevel(θ) then calls those data values templates (on a book shop, every page's ISBN
-//!   was). Losing content costs more than missing a template: the header whose date changes
+//!   line). Losing content costs more than missing a template: the header whose date changes
 //!   still has its menu and logo found as templates one level down.
 //! - Punctuation and letters are otherwise kept: a one-word change is a different block.
 //!

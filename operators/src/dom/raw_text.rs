@@ -1,6 +1,6 @@
 //! The content of `<script>` and `<style>`-like elements, taken from the input in one piece.
 //!
-//! Scripts are a fifth of crawled HTML's bytes, and nothing downstream reads their text but
+//! Scripts are a large share of crawled HTML's bytes, and nothing downstream reads their text but
 //! its length: the tokenizer hands it over as one text token. Finding where the content ends is
 //! simpler than tokenizing it: the end tag is the first `</script` (`</style`, ...) followed by
 //! whitespace, `/` or `>`, except that in a script `<!--` ... `-->` changes the rules (the

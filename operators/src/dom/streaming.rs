@@ -8,17 +8,15 @@
 //! body as `<div hidden id="S:4">…</div>`, with a one-line script, `$RC("B:4","S:4")` or
 //! `$RS("S:5","P:5")`, that moves the div's children to the placeholder. A reader sees them
 //! there; a parser that runs no scripts sees a skeleton where the product or article should
-//! be, and the whole of it hidden after the footer. On WCXB's dev split 30 pages of 1,358 are
-//! streamed this way (a product page of wayfair.com holds its whole description, details and
-//! dimensions in 52 hidden segments; fool.com, huel.com, bestbuy.com, render.com alike).
+//! be, and the whole of it hidden after the footer. A product page of wayfair.com in WCXB's dev
+//! split holds its whole description, details and dimensions in 52 hidden segments; pages of
+//! fool.com, huel.com, bestbuy.com and render.com there are streamed alike.
 //!
 //! [`place_streamed_segments`] does what those scripts do, on the arena: each hidden `S:` div
 //! whose placeholder is on the page goes to its placeholder's place, children only, and its
-//! text becomes visible where its new ancestors let it be. The pairs are read from the ids
-//! (`S:x` goes to `B:x`, else `P:x`): every `$RC`/`$RS` call on those 30 pages pairs equal
-//! suffixes, and six of the pages were saved without their scripts. What is not done: the
-//! fallback a boundary shows until its part arrives (a skeleton, a spinner) stays, since the
-//! arena keeps no comments to say where it ends; fallbacks are nearly always without text.
+//! text becomes visible where its new ancestors let it be. What is not done: the fallback a
+//! boundary shows until its part arrives (a skeleton, a spinner) stays, since the arena keeps no
+//! comments to say where it ends; fallbacks are nearly always without text.
 
 use std::collections::HashMap;
 
@@ -43,6 +41,10 @@ pub(super) fn place_streamed_segments(dom: &mut Dom) {
 }
 
 /// Placeholder node → segment node, for every segment that can go to its placeholder.
+///
+/// The pairs are read from the ids (`S:x` goes to `B:x`, else `P:x`), not from the scripts:
+/// every `$RC`/`$RS` call on the streamed pages of WCXB's dev split pairs equal suffixes, and
+/// some of those pages were saved without their scripts.
 fn plan(dom: &Dom) -> HashMap<usize, usize> {
     // Nearly every page has no streamed part: one look down the element table, without the
     // nodes, says so (hidden elements are rare, and the flag is checked first).

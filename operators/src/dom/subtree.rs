@@ -256,8 +256,8 @@ mod tests {
         }
     }
 
-    /// Issue 20: a raw (not punycode) international host panicked when its first four bytes
-    /// were sliced inside a character.
+    /// A raw (not punycode) international host whose first four bytes end inside a character:
+    /// looking for `www.` must not slice the host there.
     #[test]
     fn intra_host_links_with_multibyte_hosts() {
         assert!(!link_is_intra_host("http://日本語.jp/", "example.com"));

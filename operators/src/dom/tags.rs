@@ -62,7 +62,8 @@ pub(super) fn closes_an_open_p(tag: &LocalName) -> bool {
 }
 
 /// End tags that close the block of their name (when in scope): the blocks a `<p>` start tag
-/// closes, except `p` itself, and `button`, `listing`, `pre`, `select`, `applet`, `marquee`, `object`.
+/// closes, except `p` itself, and `button`, `listing`, `pre`, `select`, `applet`, `marquee`,
+/// `object`.
 pub(super) fn ends_a_block(tag: &LocalName) -> bool {
     (closes_an_open_p(tag) && *tag != local_name!("p"))
         || matches!(

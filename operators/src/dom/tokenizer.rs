@@ -1,14 +1,14 @@
 //! The HTML tokenizer [`super::builder`] reads: the standard's tokenization (HTML §13.2.5)
 //! over one `&str`, handing out tags, text, comments and doctypes one at a time.
 //!
-//! Why not html5ever's tokenizer, which the builder used before? It was the single largest
-//! cost of `stencil run` (a quarter of its time, docs/benchmarks.md): it reads its input a
-//! character at a time through a queue of reference-counted buffers, and copies every text run,
-//! tag name and attribute value into buffers of its own. Here the whole page is one slice:
-//! text runs, names and attribute values are found with `memchr` and borrowed from the input,
-//! and only text holding a character reference, a carriage return or a NUL is copied (into one
-//! reused buffer). The states are the standard's; where several of them only differ in the
-//! parse error they report, they are folded into one loop.
+//! Why not html5ever's tokenizer? It reads its input a character at a time through a queue of
+//! reference-counted buffers, and copies every text run, tag name and attribute value into buffers
+//! of its own: driving a tree builder, it costs several times what this one does
+//! (docs/benchmarks.md). Here the whole page is one slice: text runs, names and attribute values
+//! are found with `memchr` and borrowed from the input, and only text holding a character
+//! reference, a carriage return or a NUL is copied (into one reused buffer). The states are the
+//! standard's; where several of them only differ in the parse error they report, they are folded
+//! into one loop.
 //!
 //! It is pull-based: the tree builder asks for the next token and, after a start tag that
 //! opens raw text (`<script>`, `<title>`, ...), says how the content is to be read

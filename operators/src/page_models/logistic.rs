@@ -1,25 +1,18 @@
 //! L2-penalized binary logistic regression, fitted by Newton's method (IRLS).
 //!
 //! Minimizes Σᵢ [log(1 + e^zᵢ) − yᵢ·zᵢ] + ½·α·‖w‖², zᵢ = w·xᵢ + b, the intercept b
-//! unpenalized — the objective smartcore's `LogisticRegression` minimizes, so models fitted
-//! before and after the switch mean the same thing. [`fit_with`] also takes one α per weight
-//! (½·Σⱼ αⱼ·wⱼ²): a problem standardized with other means and scales is this one in other
-//! coordinates, with the penalty rescaled weight by weight, which lets cross-validation fit
-//! every fold in the coordinates of the whole sample (see [`crate::page_models::model::validate`]).
+//! unpenalized — the objective smartcore's `LogisticRegression` minimizes, so α means what it
+//! means there; [`fit_with`] also takes one α per weight ([`Penalty::PerWeight`]).
 //!
 //! Why by hand: the problem has at most 51 unknowns and, with the strong penalty the classifier
 //! uses (α = 1000), is well conditioned, so Newton reaches machine precision in a handful of
 //! iterations. Each iteration is one pass building XᵀWX from columns, a dot-product loop the
 //! compiler vectorizes; once the steps are small, that matrix is kept for the following steps
-//! (chord steps), which then cost a pass over the data instead of 51. smartcore's L-BFGS over
-//! its generic matrix took 11.7 s of a 28.8 s `stencil run` on the 215 MB evaluation crawl;
-//! this takes a small fraction of that (see docs/benchmarks.md). A linear-algebra crate would
-//! bring far more than the 51×51 Cholesky factorization needed here.
-//!
-//! XᵀWX is a sum over rows, so problems that share a start point and differ only in which
-//! rows they leave out can share the pass that builds it: [`data_hessians`] sums it over
-//! several ranges of rows at once, and [`fit_with`] takes the sum over a problem's rows as its
-//! first Hessian.
+//! (chord steps), which then cost a pass over the data instead of 51. A general solver such as
+//! smartcore's L-BFGS over its generic matrix spends many times as long on these problems
+//! (docs/benchmarks.md), and a linear-algebra crate would bring far more than the 51×51
+//! Cholesky factorization needed here. Problems that differ only in which rows they leave out
+//! can share the pass that builds their first XᵀWX ([`data_hessians`]).
 
 use std::ops::Range;
 
@@ -57,7 +50,10 @@ const LAST_STEP: f64 = 1e-4;
 pub enum Penalty<'a> {
     /// ½·α·‖w‖².
     Uniform(f64),
-    /// ½·Σⱼ αⱼ·wⱼ², one α per weight.
+    /// ½·Σⱼ αⱼ·wⱼ², one α per weight. A problem standardized with other means and scales is
+    /// the uniform one in other coordinates, with the penalty rescaled weight by weight, which
+    /// lets cross-validation fit every fold in the coordinates of the whole sample (see
+    /// [`crate::page_models::model::validate`]).
     PerWeight(&'a [f64]),
 }
 
@@ -90,8 +86,9 @@ impl Penalty<'_> {
     /// The penalty's share of the objective.
     fn value(&self, weights: &[f64]) -> f64 {
         match *self {
-            // Summed as before the per-weight form existed, so that uniform fits, and the
-            // models made from them, stay the same to the last bit.
+            // One α times the sum of squares, not a sum of α·w²: the uniform penalty keeps its
+            // own rounding, so that uniform fits, and the shipped models made from them, are
+            // reproduced to the last bit.
             Penalty::Uniform(alpha) => 0.5 * alpha * weights.iter().map(|w| w * w).sum::<f64>(),
             Penalty::PerWeight(alphas) => {
                 0.5 * weights
@@ -209,7 +206,7 @@ pub fn fit_with(
             length *= 0.5;
         }
         if !decreased && chord {
-            // The old Hessian led nowhere: build a fresh one at the same point.
+            // The reused Hessian led nowhere: build a fresh one at the same point.
             objective = margins_and_loss(columns, y, &theta, penalty, &mut z);
             reuse = false;
             continue;

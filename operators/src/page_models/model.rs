@@ -10,11 +10,8 @@
 //!
 //! [`validate`] is host-disjoint cross-validation: examples are split into folds by host, so
 //! the reported AUC is for sites the model never saw, which is the paper's claim. Each fold's
-//! model is, as it always was, the one fitted on the other folds with their own
-//! standardization; but a standardization only chooses coordinates, and the L2 penalty is the
-//! one thing that sees them: rescaled weight by weight, it makes the fold's problem one in the
-//! whole bucket's coordinates, with the same optimum. So the bucket is standardized once, and
-//! the folds share the first Hessian of their fits (see [`validate`]).
+//! model is the one fitted on the other folds with their own standardization, computed in the
+//! whole bucket's coordinates so that the folds share most of their work.
 
 use std::ops::Range;
 
@@ -301,9 +298,9 @@ pub struct StratifiedSample {
 /// One stratum's candidates. `run` offers every labelled node of every sampled page (millions),
 /// so an offer must cost little: candidates are pushed unsorted and, when there are half as
 /// many again as the cap, sorted and cut back to the cap smallest keys, whose largest then
-/// turns away every bigger key at once. (An ordered map kept exactly `cap` examples but paid
-/// a tree walk and a shift of 48-byte values per offer: 3% of `run`.) What [`Stratum::compact`]
-/// leaves is the same as an exact bottom-k would hold.
+/// turns away every bigger key at once. (An ordered map keeping exactly `cap` examples pays a
+/// tree walk and a shift of 48-byte values per offer, a measurable share of `run`.) What
+/// [`Stratum::compact`] leaves is the same as an exact bottom-k would hold.
 struct Stratum {
     candidates: Vec<Example>,
     /// No example with a larger key can be among the `cap` smallest (`u64::MAX` until the
@@ -425,10 +422,10 @@ impl StratifiedSample {
 #[derive(Clone, Copy, Debug)]
 pub struct FitParams {
     /// L2 penalty on the standardized weights (α: ½·α·‖w‖² added to the summed log loss, the
-    /// intercept unpenalized). The default, 1000, is strong on purpose: the labels come from a few hundred
-    /// sites, the model is for all others. Measured on WCXB-dev's unseen sites (docs/model.md),
-    /// token F1 of the Basic scores rose from 0.719 at α = 1 to 0.732 at 1000, and L3S-GN1
-    /// agreed; the host-disjoint AUC on the automatic labels fell by about 0.01.
+    /// intercept unpenalized). The default, 1000, is strong on purpose: the labels come from a
+    /// few hundred sites, the model is for all others. On WCXB-dev's unseen sites and on L3S-GN1
+    /// the Basic scores' token F1 is higher at 1000 than at α = 1, for a slightly lower
+    /// host-disjoint AUC on the automatic labels (docs/model.md).
     pub l2: f64,
     /// Host-disjoint folds for [`validate`].
     pub folds: u32,
@@ -1165,9 +1162,9 @@ mod tests {
         }
     }
 
-    /// Out-of-fold scores the straightforward way, as [`validate`] computed them before it fitted
-    /// the folds in the bucket's coordinates: per fold, the bucket models refitted on the other
-    /// folds, each with its own standardization.
+    /// Out-of-fold scores the straightforward way, which [`validate`]'s fits in the bucket's
+    /// coordinates must match: per fold, the bucket models refitted on the other folds, each
+    /// with its own standardization.
     fn out_of_fold_by_refitting(
         examples: &[Example],
         params: &FitParams,

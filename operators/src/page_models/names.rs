@@ -6,10 +6,7 @@
 //! word tables. That is string work, and the same names come back all the time: a page repeats
 //! a few class names on hundreds of elements, a host repeats its class names on every page, and
 //! both models ask about every element. So a page's names are read once for both models
-//! ([`of_page`]), and each distinct name of the page is matched once. Matching every name of
-//! every element, once per model, was about a sixth of the content model's time in `perf`.
-//! (A table of the names seen on earlier pages, kept per worker, cost more than it saved: its
-//! lookups missed the processor's caches.)
+//! ([`of_page`]), and each distinct name of the page is matched once.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -36,7 +33,10 @@ impl std::ops::BitOrAssign for NameWords {
 }
 
 /// What each element's id and class names say (nothing, for the other nodes). Each distinct
-/// name of the page is matched once and remembered by the page's own string.
+/// name of the page is matched once and remembered by the page's own string: matching every
+/// name of every element, once per model, costs a good share of the content model's time in
+/// `perf`. The memo is the page's: a table of the names seen on other pages, kept per worker,
+/// costs more than it saves, as its lookups miss the processor's caches.
 pub fn of_page(dom: &Dom) -> Vec<NameWords> {
     // About half of a page's nodes are elements, and a page has about one distinct name in
     // eight elements.

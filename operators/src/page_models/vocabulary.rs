@@ -122,9 +122,10 @@ pub(crate) const CUE_FORM: u32 = 1 << 14;
 pub(crate) const CUE_ITEM: u32 = 1 << 15;
 pub(crate) const CUE_ITEMPROP: u32 = 1 << 16;
 
-/// Class and id words. A piece of a class or id (split at every non-alphanumeric character,
-/// lower-cased) matches when it equals a word or starts with a prefix; short or ambiguous
-/// words match whole only (`ad` must not match `shadow`).
+/// Class/id pieces that are cues to the content model, matched as [`ROLE_WORDS`] are: a piece
+/// (class or id split at every non-alphanumeric character, lower-cased) matches when it equals
+/// a word or starts with a prefix; short or ambiguous words match whole only (`ad` must not
+/// match `shadow`).
 pub(crate) const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
     (
         CUE_MAIN,
@@ -281,8 +282,9 @@ pub(crate) const CUE_WORDS: &[(u32, &[&str], &[&str])] = &[
     ),
 ];
 
-/// The bit of [`NameWords::cues`] that says a name has a comment word ([`is_comment_word`]).
-/// Not one of the content model's features: only this rule reads it.
+/// The bit of [`super::names::NameWords::cues`] that says a name has a comment word
+/// ([`is_comment_word`]). Not one of the content model's features: only the comments rule
+/// ([`super::content::rules::comments`]) reads it.
 pub(crate) const COMMENT_NAME: u32 = 1 << 31;
 
 /// Whether a lower-cased piece of a class or id names a comment section or a comment: it starts

@@ -332,7 +332,7 @@ mod tests {
     }
 
     /// Limits at their maximum (`--max-page-bytes` and `--max-decompression-ratio` set as
-    /// high as they go) overflowed the read bound by one.
+    /// high as they go): the read bound, one byte past the limit, must not overflow.
     #[test]
     fn unbounded_limits_do_not_overflow() {
         let html = b"<html><body><p>no limits</p></body></html>".repeat(10);

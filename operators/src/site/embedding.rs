@@ -8,36 +8,16 @@
 //! page's blocks it pairs whole are the template's on that page, as with the least-cost
 //! mapping ([`crate::site::rtdm::covered_roots`]), which this pass stands in for. Both
 //! mapping methods remove their templates with it: RTDM-TD's pages labelled by tag and text,
-//! ETDM's by tag and attributes ([`crate::site::etdm::label_tree_exact`]).
+//! ETDM's by tag and id ([`crate::site::etdm::label_tree_exact`]).
 //!
 //! The least-cost mapping learns what pairing two equal-labelled siblings is worth by mapping
-//! their subtrees, and a page's mapping fills about 25 alignments for each one it keeps: that
-//! was most of the removal's time. Here a pair's worth is read off at most one level down, and
-//! only the pairs kept are descended into, each once:
-//!
-//! - the identical ends of the two child lists are paired outright (the page's header and
-//!   footer), as the mapping pairs them;
-//! - identical subtrees (equal keys and sizes) are worth both their sizes, as they are to the
-//!   mapping, and are paired without looking inside;
-//! - two nodes with the same label are worth the two of them, and, where siblings leave it
-//!   open which page node a template node goes to (the middles do not have as many nodes of
-//!   that label on both sides), also both sizes of every child of the page's node identical
-//!   to one of the template node's children and half a node for each other child alike by
-//!   label (counted in nodes; the code counts in half nodes, to stay in integers): the
-//!   template's sidebar `<div>` then goes to the page's sidebar rather than to the first
-//!   `<div>` of the page;
-//! - the pairing of the two middles is the heaviest common subsequence under those weights,
-//!   ties going to the leftmost pairs;
-//! - a page block that shows no text ([`Labelled::shows_text`]: a `<head>`, a script, an icon)
-//!   is paired alone and not read: it has no text to remove, and aligning the `<head>`s of
-//!   template and page (dozens of `<meta>`s and `<link>`s each, alike and not) was 37% of the
-//!   pass's alignment cells on real pages.
-//!
-//! Where the estimate errs, a block the mapping would pair goes unpaired (the template finds
-//! less on that page), or the pass descends into another block of the same tag and pairs
-//! only what is equal there. It never pairs different labels: what it calls template is always
-//! the template's text, in the template's place on the page. `stencil bench --site-methods`
-//! measures how close it comes to the least-cost mapping on real pages (docs/benchmarks.md).
+//! their subtrees, and a page's mapping fills many alignments for each one it keeps, which
+//! makes it the slower removal by far (docs/benchmarks.md). Here a pair's worth is read off at
+//! most one level down, and only the pairs kept are descended into, each once
+//! ([`embedded_roots`] says how a pair is weighed). It never pairs different labels: what it
+//! calls template is always the template's text, in the template's place on the page.
+//! `stencil bench --site-methods` measures how close it comes to the least-cost mapping on real
+//! pages (docs/benchmarks.md).
 //!
 //! No recursion: pairs to descend into wait on an explicit list, and each list's alignment is
 //! finished before the next is started, so one matrix serves all of a page's and a worker
@@ -56,13 +36,37 @@ const KEPT_NODES: usize = 1 << 16;
 /// with a template node of equal label, in preorder. `max_cells` bounds the work on one page
 /// (alignment cells, and children read to weigh pairs), as [`crate::site::rtdm::Limits`]
 /// bounds the mapping's; [`TooLarge`] past it.
+///
+/// How the pass weighs a pair, and what it pairs without weighing:
+///
+/// - the identical ends of the two child lists are paired outright (the page's header and
+///   footer), as the mapping pairs them;
+/// - identical subtrees (equal keys and sizes) are worth both their sizes, as they are to the
+///   mapping, and are paired without looking inside;
+/// - two nodes with the same label are worth the two of them, and, where siblings leave it
+///   open which page node a template node goes to (the middles do not have as many nodes of
+///   that label on both sides), also both sizes of every child of the page's node identical
+///   to one of the template node's children and half a node for each other child alike by
+///   label (counted in nodes; the code counts in half nodes, to stay in integers): the
+///   template's sidebar `<div>` then goes to the page's sidebar rather than to the first
+///   `<div>` of the page;
+/// - the pairing of the two middles is the heaviest common subsequence under those weights,
+///   ties going to the leftmost pairs;
+/// - a page block that shows no text ([`Labelled::shows_text`]: a `<head>`, a script, an icon)
+///   is paired alone and not read: it has no text to remove, and aligning the `<head>`s of
+///   template and page (dozens of `<meta>`s and `<link>`s each, alike and not) would be a
+///   large share of the pass's alignment cells on real pages.
+///
+/// Where the estimate errs, a block the mapping would pair goes unpaired (the template finds
+/// less on that page), or the pass descends into another block of the same tag and pairs
+/// only what is equal there.
 pub fn embedded_roots(
     template: &impl Labelled,
     page: &impl Labelled,
     max_cells: u64,
 ) -> Result<Vec<u32>, TooLarge> {
-    // The pass runs once per page, and allocating its vectors afresh for each page was a
-    // sixth of its time (measured): a worker keeps one set.
+    // The pass runs once per page, and allocating its vectors afresh for each page would be a
+    // large part of its time: a worker keeps one set.
     thread_local! {
         static SCRATCH: RefCell<Embedding> = RefCell::default();
     }
@@ -329,7 +333,7 @@ impl Embedding {
             let start = (self.child_keys.len(), self.child_labels.len());
             self.runs.push(start);
             // As many of a label on both sides: they pair in order, and looking further
-            // would change little (measured) for what it costs.
+            // would change little for what it costs.
             let open = count(&self.labels_t, a.label) != count(&self.labels_p, a.label);
             self.open.push(open);
             if !open {

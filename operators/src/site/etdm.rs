@@ -10,21 +10,9 @@
 //! another page is not shared, and neither is what sits under a `<div>` that became a
 //! `<table>` (RTDM would map that pair as a replacement: [`crate::site::rtdm`]).
 //!
-//! Node equality follows the thesis's attributes (Definition 3.2.1: tag, id, classes,
-//! attribute names) where its equality probability (Definition 3.2.2) is certain: different
-//! tags are different nodes, and the same tag with the same id is the same node. Between the
-//! two it weighs classes, attribute names, child counts and positions with weights fitted on
-//! its benchmark and maps greedily by best pair (Definition 3.3.1), which the text does not
-//! let us reproduce. Compared exactly, classes cut the mapping at the top on real sites:
-//! `<body class="news disable-wide-advert">` against `<body class="news">` on bbc.co.uk, a
-//! WordPress body's `postid-N`, a menu's `active` item. So an element's label is its tag and
-//! its id, if any ([`label_tree_exact`]), and the largest ETDM under that equality is taken
-//! ([`crate::site::rtdm::map_exact`]); a menu item and a paragraph still differ by their
-//! texts, which compare by their normalized text as in
-//! [`crate::site::rtdm_template::label_tree`]. Measured on the multi-page real hosts
-//! (docs/evaluation.md): with classes and attribute names compared exactly as well, ETDM
-//! removed 28.9% of the non-gold text against 37.8% with tag and id, and nothing at all on
-//! bbc.co.uk's key page and complete subdigraph.
+//! Nodes are equal when their labels are ([`label_tree_exact`]: tag and id for an element,
+//! normalized text for a text), and the largest ETDM under that equality is taken
+//! ([`crate::site::rtdm::map_exact`]).
 //!
 //! Removal finds the template in any page of the host labelled the same way, in the one pass
 //! RTDM-TD's removal makes ([`crate::site::embedding`]: it pairs equal labels only, as the
@@ -43,6 +31,20 @@ const ELEMENT_SEED: u64 = 0xe1e7_0004;
 /// The page as seed 004 compares it: every node of the DOM in the DOM's order (node `i` of the
 /// tree is node `i` of `dom`). An element's label is its tag and its id, if it has one (an
 /// empty id is an id); a text's label is its normalized text.
+///
+/// Node equality follows the thesis's attributes (Definition 3.2.1: tag, id, classes,
+/// attribute names) where its equality probability (Definition 3.2.2) is certain: different
+/// tags are different nodes, and the same tag with the same id is the same node. Between the
+/// two it weighs classes, attribute names, child counts and positions with weights fitted on
+/// its benchmark and maps greedily by best pair (Definition 3.3.1), which the text does not
+/// let us reproduce. Compared exactly, classes cut the mapping at the top on real sites:
+/// `<body class="news disable-wide-advert">` against `<body class="news">` on bbc.co.uk, a
+/// WordPress body's `postid-N`, a menu's `active` item. So classes and other attribute names
+/// are left out of the label; a menu item and a paragraph still differ by their texts, which
+/// compare by their normalized text as in [`crate::site::rtdm_template::label_tree`]. With
+/// classes and attribute names compared exactly as well, ETDM removes less of the multi-page
+/// real hosts' non-gold text, and nothing at all on bbc.co.uk's key page and complete
+/// subdigraph (docs/evaluation.md).
 pub fn label_tree_exact(dom: &Dom) -> Tree {
     let mut key: Vec<u8> = Vec::new();
     label_tree_with(dom, |i| {

@@ -153,15 +153,15 @@ pub fn dom_distance(dom: &Dom, a: usize, b: usize) -> u32 {
 /// in the links, and a menu is near the top of the page.
 pub const MAX_SORTED_LINKS: usize = 1024;
 
-/// Seed 004's Algorithm 1 over a key page's links (the first [`MAX_SORTED_LINKS`]): the
-/// order, as indices into `links`, in which to load the pages they point to. Links are
-/// grouped by their hyperlink distance from the key page's URL, groups in link relevance order ([`link_relevance`]); within a group, the next link is the one farthest
-/// from the links already sorted (the largest least `distance` between anchors, Definition
-/// 2.2.14), so that the pages compared differ in content. While nothing is sorted yet, a
-/// link's farthest-ness is its least distance to every other link of the page, as the
-/// thesis's bbc example computes it (Example 2.2.15). Remaining ties go to the order of
-/// `links` ([`page_links`] gives document order). `distance` is the DOM distance between two
-/// anchors (`|a, b| dom_distance(&dom, a, b)`).
+/// Seed 004's Algorithm 1 over a key page's links (the first [`MAX_SORTED_LINKS`]): the order, as
+/// indices into `links`, in which to load the pages they point to. Links are grouped by their
+/// hyperlink distance from the key page's URL, groups in link relevance order ([`link_relevance`]);
+/// within a group, the next link is the one farthest from the links already sorted (the largest
+/// least `distance` between anchors, Definition 2.2.14), so that the pages compared differ in
+/// content. While nothing is sorted yet, a link's farthest-ness is its least distance to every
+/// other link of the page, as the thesis's bbc example computes it (Example 2.2.15). Remaining ties
+/// go to the order of `links` ([`page_links`] gives document order). `distance` is the DOM distance
+/// between two anchors (`|a, b| dom_distance(&dom, a, b)`).
 pub fn sort_links(
     key_url: &Url,
     links: &[Link],

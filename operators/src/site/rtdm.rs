@@ -25,20 +25,13 @@
 //!   hashes every page gets anyway ([`crate::dom::subtree`]) is mapped with no pre-pass at all
 //!   ([`Labelled`]). Two nodes are identical when their keys and sizes are equal.
 //! - **Identical ends of two child lists** are paired before the matrix is built: pairing two
-//!   identical first (or last) children is always part of some least-cost alignment (below),
-//!   and a page's header and footer are exactly that, so the matrix is only the middle.
+//!   identical first (or last) children is always part of some least-cost alignment (the
+//!   argument is at the alignment frame, `Frame`), and a page's header and footer are exactly
+//!   that, so the matrix is only the middle.
 //! - **A pair that cannot win** is not descended into: no mapping of two subtrees costs less
 //!   than the difference of their sizes, so when that bound already loses to leaving one of
 //!   them out, its matrix is never built. A pair with equal labels of which one is a leaf
 //!   needs no matrix either: the two are mapped and the other's descendants left out.
-//!
-//! Why pairing identical ends is safe: if a least-cost alignment pairs the first child `x` of
-//! one list with a later `y′` of the other and leaves out the other's first child `y` (of `x`'s
-//! size, being identical to it), pairing `x` with `y` and leaving `y′` out instead costs
-//! `size(y′)` ≤ `|size(x) − size(y′)| + size(y)` ≤ what the alignment paid for those two; the
-//! same holds when `x` is left out and `y` paired later, and leaving both out is worse than
-//! pairing them at no cost. Ties may then go to another mapping of the same cost than the
-//! full matrix would choose; the cost does not change (the brute-force tests check it).
 //!
 //! No recursion: the matrices are frames on an explicit stack, because crawled pages nest tens
 //! of thousands deep. Ties go to pairing, then to leaving the first tree's child out, so the
@@ -402,9 +395,17 @@ impl Kid {
 /// The alignment of the child lists of two nodes with equal labels. Its children and its
 /// backtracking matrix live in arenas shared by all frames of a mapping ([`Arenas`]), and its
 /// two rows of costs are lent from a pool while it is being filled: a mapping makes a frame
-/// for every pair of equal-labelled siblings it descends into, and a few vectors each were
-/// most of its time. The children both lists begin and end with identically
+/// for every pair of equal-labelled siblings it descends into, and allocating a few vectors
+/// for each would be most of its time. The children both lists begin and end with identically
 /// are paired outright; the matrix covers the middle.
+///
+/// Why pairing identical ends is safe: if a least-cost alignment pairs the first child `x` of
+/// one list with a later `y′` of the other and leaves out the other's first child `y` (of `x`'s
+/// size, being identical to it), pairing `x` with `y` and leaving `y′` out instead costs
+/// `size(y′)` ≤ `|size(x) − size(y′)| + size(y)` ≤ what the alignment paid for those two; the
+/// same holds when `x` is left out and `y` paired later, and leaving both out is worse than
+/// pairing them at no cost. Ties may then go to another mapping of the same cost than the
+/// full matrix would choose; the cost does not change (the brute-force tests check it).
 struct Frame {
     a: u32,
     b: u32,

@@ -1,14 +1,14 @@
 //! A host's templates, whichever site-level method found them, in the one form the later
 //! stages read: for every node of a page, whether a template block starts there.
 //!
-//! SiteLevel(θ) ([`crate::site::site_level`]) knows a template block by its fingerprint and
-//! its count over the host's sample. The mapping methods (RTDM-TD, [`crate::site::rtdm_template`])
-//! know a template as a tree found in each page ([`crate::site::embedding`]); on a page, a
-//! template block is a subtree it covers whole, and it is named by its content hash, the same
-//! fingerprint SiteLevel(θ) counts. So the training labels, the site-level fractions, `site_templates`
-//! and `hosts` come out of any method alike, and a template hash learned by one method means
-//! the same block on a page as one learned by another (which is what lets `stencil apply`
-//! reuse any method's `site_templates`).
+//! SiteLevel(θ) ([`crate::site::site_level`]) knows a template block by its fingerprint and its
+//! count over the host's sample. The mapping methods (RTDM-TD, [`crate::site::rtdm_template`]) know
+//! a template as a tree found in each page ([`crate::site::embedding`]); on a page, a template
+//! block is a subtree it covers whole, and it is named by its content hash, the same fingerprint
+//! SiteLevel(θ) counts. So the training labels, the site-level fractions, `site_templates` and
+//! `hosts` come out of any method alike, and a template hash learned by one method means the same
+//! block on a page as one learned by another (which is what lets `stencil apply` reuse any method's
+//! `site_templates`).
 
 use crate::dom::subtree::Subtree;
 use crate::dom::Dom;

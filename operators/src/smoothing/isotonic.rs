@@ -224,8 +224,8 @@ pub fn smooth(
         // Scan levels downwards keeping the minimum of own() strictly above the current level:
         // the best section this node can start under a parent at that level. The runs of
         // equal targets are found in the same pass, from the top level down, into `found`
-        // (by index: a `push` that may call the allocator made the compiler keep the running
-        // minimum in memory), and join `runs` in ascending order after it.
+        // (by index: a `push`, which may call the allocator, would make the compiler keep the
+        // running minimum in memory), and join `runs` in ascending order after it.
         let (mut best_above, mut best_above_level) = (f64::INFINITY, SAME_AS_PARENT);
         let mut run_target = SAME_AS_PARENT;
         let mut count = 0;
@@ -790,7 +790,7 @@ mod tests {
         assert!(got.quantized && got.levels <= 256);
         assert!(is_monotone(&parent, &got.y));
         // Within memory: a handful of cost vectors alive at once (a plain children-first
-        // order would hold 50,000 of them, 100 MB), and a few back-pointer runs per node (2.6 measured).
+        // order would hold 50,000 of them, 100 MB), and a few back-pointer runs per node.
         assert!(got.peak_cost_vectors <= 4, "{}", got.peak_cost_vectors);
         assert!(got.back_pointer_runs <= 4 * n, "{}", got.back_pointer_runs);
         // Fewer sections than nodes, and no worse than one section at the median.

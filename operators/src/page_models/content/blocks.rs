@@ -66,8 +66,9 @@ pub struct Blocks {
     /// (block, word hash) for every word of every block as the lexicon reads words
     /// ([`super::words::for_each_word`]; words too long to look up left out), in document
     /// order. Hashed here, while each text node is at hand, because the lexicon's scores, the
-    /// repeats rule and the reviews rule all read a block's words: walking the page's text once
-    /// per reader was a tenth of the content model's time.
+    /// repeats rule and the reviews rule all read a block's words: one walk over the page's text
+    /// serves all three, where a walk per reader would cost a good share of the content model's
+    /// time.
     pub words: Vec<(u32, u64)>,
 }
 

@@ -63,12 +63,9 @@ impl Rule {
 /// few headings or an intro above ½ keep it from counting as unsure ([`unsure_page`]), and the
 /// threshold drops the rest. Where a block is confident the page is read as a story, and the
 /// lists beside it (related links, teasers) are judged by the threshold: the expected-F1 calls
-/// on every page cost dragnet 0.1–0.5 points (docs/evaluation.md, thirteenth session). Held
-/// out over three host partitions (twenty-ninth session): macro F1 +0.11 to +0.15 points
-/// overall page by page, collections +0.9 to +1.2, listings +0.7 to +1.5, products +0.1 to
-/// +0.9, service pages 0 to +0.3, dragnet 0 to +0.15; a gate at 0.9 or 0.98 did no better.
-/// From the fifteenth session to the twenty-eighth only the blocks in runs of repeated items
-/// took the bet there.
+/// on every page cost news articles (dragnet) more precision than they bring. Held out over
+/// three host partitions, the gate gains most on collections and listings, some on products,
+/// and loses on no group; a gate at 0.9 or 0.98 does no better (docs/evaluation.md).
 pub const CONFIDENT_BLOCK: f32 = 0.95;
 
 /// What a rule calls content, and whether a page left without content was the rule's bet.
@@ -192,11 +189,11 @@ pub fn expected_f1_calls(blocks: &Blocks, probability: &[f32]) -> Vec<bool> {
 ///
 /// Held out, the model's probabilities are well calibrated on articles but far too low on
 /// listings, collections and documentation pages: of the tokens of blocks it gives 0.1–0.2,
-/// 40–49% are gold there, against 8% on news articles (docs/evaluation.md). Such a
-/// page shows itself by many middling blocks and few confident ones, so that the threshold
-/// keeps little of the content expected. The expected-F1 calls are the better bet on those
-/// pages only: on every page they lower the threshold to half the page's expected F1, and on
-/// news articles that costs more precision (dragnet: micro P 0.902 → 0.874) than it brings.
+/// about half are gold there, against few on news articles (docs/evaluation.md). Such a page
+/// shows itself by many middling blocks and few confident ones, so that the threshold keeps
+/// little of the content expected. The expected-F1 calls are the better bet on those pages
+/// only: on every page they lower the threshold to half the page's expected F1, and on news
+/// articles that costs more precision than it brings (docs/evaluation.md).
 /// Blocks below the floor do not count, as the long tail of menus on a big page would
 /// otherwise add up to a paragraph's worth of "expected" content.
 pub fn unsure_page(blocks: &Blocks, probability: &[f32], threshold: f32) -> bool {
@@ -214,7 +211,7 @@ pub fn unsure_page(blocks: &Blocks, probability: &[f32], threshold: f32) -> bool
 }
 
 /// See [`unsure_page`]; both chosen on the held-out probabilities of `stencil train-content`
-/// (0.4 and 0.6, or no floor, move WCXB's macro F1 by 0.1 point).
+/// (a share of 0.4 or 0.6, or no floor, moves WCXB's macro F1 little; docs/evaluation.md).
 pub const UNSURE_SHARE: f64 = 0.5;
 pub const UNSURE_FLOOR: f32 = 0.1;
 
@@ -341,7 +338,7 @@ mod tests {
                 "{p:?}"
             );
         }
-        // Both kinds of answer were among the draws: keeping nothing was sometimes the best.
+        // Both kinds of answer are among the draws: keeping nothing is sometimes the best.
         assert!((1..300).contains(&kept_nothing), "{kept_nothing}");
     }
 

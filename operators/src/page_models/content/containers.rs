@@ -7,18 +7,9 @@
 //! not. The content features read a fixed list of such words (`super::features`' cues); this
 //! lexicon learns the rest from the gold, as [`super::lexicon`] does for the words of the
 //! text, and gives the trees one number per block ([`scores`]): the mean weight of the name
-//! words of the block's owner and its nearest [`NEAR_LEVELS`] ancestors.
-//!
-//! Only the near names: a block's whole path up to the root (its mean, its lowest weight)
-//! also says what kind of page it is on, and held out that cost shop pages more than it
-//! brought (docs/evaluation.md, thirteenth session). The lexicon itself is fitted on the
-//! words of the whole path ([`block_words`]): fitted on the near words only, it did worse on
-//! shop pages again.
-//!
-//! A name's words are its alphabetic runs of two letters or more, lower-cased: `col-md-8`
-//! gives `col` and `md`, and the generated names of CSS-in-JS tools (`sc-1x2y3z`, `css-9kj2`)
-//! give little that recurs. A word enters the lexicon only when it stands over blocks of at
-//! least three hosts (`stencil train-content`), so that a site's own naming cannot stand for it.
+//! words of the block's owner and its nearest [`NEAR_LEVELS`] ancestors. A word enters the
+//! lexicon only when it stands over blocks of at least three hosts (`stencil train-content`),
+//! so that a site's own naming cannot stand for it.
 
 use super::blocks::Blocks;
 use super::lexicon::Lexicon;
@@ -27,6 +18,10 @@ use crate::FastMap;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Ancestors of a block's owner whose names make its near score (the owner's own included).
+///
+/// Only the near names: a block's whole path up to the root (its mean, its lowest weight) also
+/// says what kind of page it is on, and held out that costs shop pages more than it brings
+/// (docs/evaluation.md).
 pub const NEAR_LEVELS: usize = 3;
 
 /// Name words longer than this (in bytes) are not looked up.
@@ -108,6 +103,10 @@ impl<'d, T: Copy> PageNames<'d, T> {
 }
 
 /// Calls `f` with the hash of every word of one id or class name, lower-cased on the stack.
+///
+/// A name's words are its alphabetic runs of two letters or more: `col-md-8` gives `col` and
+/// `md`, and the generated names of CSS-in-JS tools (`sc-1x2y3z`, `css-9kj2`) give little that
+/// recurs.
 fn for_each_name_word(name: &str, mut f: impl FnMut(u64)) {
     let mut buffer = [0u8; LONGEST_WORD];
     for piece in name.split(|c: char| !c.is_ascii_alphabetic()) {
@@ -121,7 +120,8 @@ fn for_each_name_word(name: &str, mut f: impl FnMut(u64)) {
 }
 
 /// Every block's container words, for fitting: the distinct words of its owner's and every
-/// ancestor's names.
+/// ancestor's names. The lexicon is fitted on the whole path although [`scores`] reads only the
+/// near names: fitted on the near words only, it does worse on shop pages (docs/evaluation.md).
 pub fn block_words(dom: &Dom, blocks: &Blocks, elements: &ElementWords) -> Vec<Vec<u64>> {
     blocks
         .owners

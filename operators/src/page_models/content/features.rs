@@ -239,8 +239,8 @@ pub fn compute_for(
     // One pass over the arena: cues inherited from every ancestor, and what the page-level cues
     // count.
     let mut cues = vec![0u32; n];
-    // Sized for the page up front: growing it was a tenth of this function's time.
-    // (About half of a page's nodes are elements.)
+    // Sized for the page up front (about half of a page's nodes are elements), so that few
+    // pages regrow it: rehashing it as it grows costs a good share of this function's time.
     let elements = n / 2;
     let siblings = Siblings::given_or_of_page(dom, context.siblings);
     let names = names::given_or_of_page(dom, context.names);

@@ -66,8 +66,8 @@ pub struct ContentModel {
     /// `depth` levels, inner positions in `splits` (2^depth − 1 per tree, position p's
     /// children at 2p + 1 and 2p + 2) and leaves in `leaves` (2^depth per tree; a leaf the
     /// trainer placed higher fills every slot below it). Walking it is `depth` steps with no
-    /// branch on the data: the pointer-chasing form mispredicted about every other step and
-    /// cost 13 ns per tree and block (docs/benchmarks.md).
+    /// branch on the data: a walk that chases child pointers mispredicts about every other step
+    /// (docs/benchmarks.md).
     #[serde(skip)]
     depth: u32,
     #[serde(skip)]
@@ -162,8 +162,8 @@ impl ContentModel {
     pub fn probabilities(&self, rows: &[Row]) -> Vec<f32> {
         let mut logits = vec![self.base_score as f32; rows.len()];
         // Sets of LANES rows, typed as such: with the count of lanes in the type the compiler
-        // unrolls the walk over them; over a slice it sometimes kept a loop, and the trees
-        // took half again as long (callgrind, from one build to the next).
+        // unrolls the walk over them; over a slice it may keep a loop, which makes the trees
+        // markedly slower (callgrind).
         let (whole, rest) = rows.as_chunks::<LANES>();
         // The last rows, padded to a full set of lanes with copies of the last one.
         let tail = rest.last().map(|last| {
@@ -204,7 +204,7 @@ impl ContentModel {
     /// The leaf values tree `t` gives [`LANES`] rows, walked level by level together: each
     /// walk is a chain of dependent loads, and stepping several at once keeps that many loads
     /// in flight instead of leaving it to the processor to find them. Eight lanes keep every
-    /// position in a register (sixteen spilled them to the stack), every walk starts at the
+    /// position in a register (sixteen spill them to the stack), every walk starts at the
     /// root (whose split is read once for all lanes), and the lookups have no panicking path
     /// to keep values alive for: `prepare` checked every split's feature.
     #[inline]
@@ -215,9 +215,9 @@ impl ContentModel {
         let leaves = &self.leaves[t * (inner + 1)..(t + 1) * (inner + 1)];
         let splits = &self.splits[t * inner..(t + 1) * inner];
         // Right unless below (a NaN goes right, as `!(x < split)` says). Written as `!(x <
-        // split)`: `partial_cmp(…) != Some(Less)`, which says the same, made code that took
-        // twice as long in one build, and `unwrap_or` in place of `is_none_or` a third
-        // longer (`stencil bench`, "content features → probabilities").
+        // split)`: `partial_cmp(…) != Some(Less)`, which says the same, can compile to much
+        // slower code, and so can `unwrap_or` in place of `is_none_or` (`stencil bench`,
+        // "content features → probabilities").
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
         let right = |row: &Row, split: &Split| {
             row.get(usize::from(split.feature))

@@ -5,16 +5,13 @@
 //! takes or leaves the run whole: the thirtieth job on Hacker News' *jobs* is as much the page
 //! as the first. The trees judge each block on its own, and their probabilities drift along a
 //! run with the block's position and length: held out, the job titles of that page fall from
-//! 0.79 to 0.08, so the page kept eight of its thirty titles (the first seven and the ninth).
+//! likely to unlikely down the run, and the threshold alone keeps only the first few.
 //!
 //! Before the calls are made ([`super::decide`]) every block inside a run of repeated items
 //! therefore gets the mean probability of its *slot*: the blocks at the same place in the run's
 //! items (same run, same number of levels below the item, same tag and classes). The mean is
-//! weighted by characters, so a slot's long blocks, which the trees see best, weigh most.
-//!
-//! Paragraphs are not items: an article is a run of `<p>`s too, and there each paragraph's own
-//! evidence is worth more than its neighbours' (pooling them as well cost WCXB's forums 0.7
-//! points of held-out macro F1). Measured choices are in docs/evaluation.md, twelfth session.
+//! weighted by characters, so a slot's long blocks, which the trees see best, weigh most. The
+//! choices are measured in docs/evaluation.md.
 
 use std::borrow::Cow;
 use std::hash::{BuildHasher, Hasher};
@@ -48,8 +45,8 @@ impl Siblings {
     pub fn of(dom: &Dom) -> Siblings {
         let n = dom.len();
         let mut signature = vec![0u64; n];
-        // Sized for the page up front (about half of a page's nodes are elements): growing it
-        // was a tenth of the content features' time.
+        // Sized for the page up front (about half of a page's nodes are elements): rehashing it
+        // as it grows costs a good share of the content features' time.
         let mut count: FastMap<(u32, u64), u32> =
             FastMap::with_capacity_and_hasher(n / 2, Default::default());
         for (i, sig) in signature.iter_mut().enumerate() {
@@ -121,6 +118,10 @@ pub fn pool(dom: &Dom, siblings: &Siblings, blocks: &Blocks, probability: &[f32]
 
 /// The slot of a block owned by `owner`: its nearest ancestor-or-self within [`ITEM_LEVELS`]
 /// that is one of [`MIN_ITEMS`] or more alike siblings, paragraphs aside; `None` outside runs.
+///
+/// Paragraphs are not items: an article is a run of `<p>`s too, and there each paragraph's own
+/// evidence is worth more than its neighbours' (pooling them as well costs WCXB's forums
+/// held-out macro F1; docs/evaluation.md).
 fn slot_of(dom: &Dom, siblings: &Siblings, owner: usize) -> Option<Slot> {
     for (up, a) in dom
         .ancestors_or_self(owner)

@@ -3,15 +3,11 @@
 //! the trees as a feature of every block (`page_kind`).
 //!
 //! No block shows its page's kind, and the trees' probabilities mean different things on
-//! different kinds: a block at 0.1–0.2 is gold 8% of the time on news pages and 47% on
-//! listings (docs/evaluation.md, *How block calls are made*). Told WCXB's gold page type, the
-//! refitted trees gained 3 to 5 points of macro F1 on listings and 0.3 overall; this guess, a
-//! small forest per kind over the page's mean and largest feature values and its URL's path
-//! words, is what `run` can know (docs/evaluation.md, thirty-sixth session).
-//!
-//! The guess reads the rows of the blocks [`super::probabilities`] scores first, so that `run`,
-//! which computes the features of those blocks only, sees the same kind as the fit did, and it
-//! leaves out the features a model sets itself (the lexicons' scores, the kind).
+//! different kinds: a block at 0.1–0.2 is gold far more often on a listing than on a news page
+//! (docs/evaluation.md, *How block calls are made*). Trees told WCXB's gold page type do
+//! markedly better on listings; this guess, a small forest per kind over the page's mean and
+//! largest feature values and its URL's path words, is what `run` can know
+//! (docs/evaluation.md).
 
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +108,10 @@ pub const DIMENSIONS: usize = 2 * COUNT + PATH_WORDS.len() + 2;
 
 /// A page as the kind classifier reads it: `rows` are the feature rows of the blocks marked in
 /// `scored` (in block order). Computed in f64, as the trainer compares.
+///
+/// The rows are those of the blocks [`super::probabilities`] scores first, so that `run`, which
+/// computes the features of those blocks only, sees the same kind as the fit did; the features
+/// a model sets itself (the lexicons' scores, the kind) are left out.
 pub fn embedding(rows: &[Row], blocks: &Blocks, scored: &[bool], url: &str) -> Vec<f64> {
     let mut values = vec![0f64; DIMENSIONS];
     let chars = || {
@@ -165,8 +165,8 @@ fn flag(set: bool) -> f64 {
 }
 
 /// One forest per kind, each scoring "this kind, not another"; the kind whose forest scores
-/// highest is the guess. Empty in a model fitted before kinds existed: every page then reads
-/// as an article.
+/// highest is the guess. Empty in a model file without kinds: every page then reads as an
+/// article.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct KindModel {
     pub base_scores: Vec<f64>,
@@ -174,8 +174,8 @@ pub struct KindModel {
     /// The trees laid out for scoring ([`KindModel::prepare`]) as the block model's are
     /// (`super::forest`): each a perfect binary tree of `depth` levels, splits (feature,
     /// threshold) at positions whose children are 2p + 1 and 2p + 2, then its leaves. Walking
-    /// the trained trees node by node cost a page 34 µs, 1.2% of `run`
-    /// (docs/benchmarks.md, thirty-sixth session).
+    /// the trained trees node by node, chasing pointers, costs a measurable share of `run`
+    /// (docs/benchmarks.md).
     #[serde(skip)]
     depth: u32,
     #[serde(skip)]

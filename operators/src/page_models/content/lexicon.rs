@@ -8,16 +8,7 @@
 //! ("personal information", "may", "terms"), calls to action in a handful of verbs ("sign in",
 //! "add to cart", "subscribe"). The lexicon turns that into one number per block, a feature
 //! of the trees ([`super::features`]), which combine it with the page's kind and the block's
-//! place.
-//!
-//! Words are runs of alphanumeric characters and `_` (what `textf1.py`'s `\w+` finds), lower-
-//! cased, hashed with xxh3 (`u64`: no collisions to speak of among the few tens of thousands of
-//! words kept). A word not in the lexicon weighs 0, so a block in an unseen language scores
-//! about 0: no evidence either way.
-//!
-//! Fitting happens in `stencil train-content`, out of fold: the score a training block's
-//! feature carries comes from a lexicon fitted without its host, or the trees would learn to
-//! trust scores that saw the block's own words.
+//! place. Fitting happens in `stencil train-content` ([`Lexicon::fit`]).
 
 use std::collections::HashMap;
 
@@ -29,6 +20,11 @@ use super::blocks::Blocks;
 const CLIP: f32 = 4.0;
 
 /// Word hash → log-odds of content.
+///
+/// Words are runs of alphanumeric characters and `_` (what `textf1.py`'s `\w+` finds),
+/// lower-cased, hashed with xxh3 (`u64`: no collisions to speak of among the few tens of
+/// thousands of words kept; [`super::words`]). A word not in the lexicon weighs 0, so a block
+/// in an unseen language scores about 0: no evidence either way.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Lexicon {
     /// (word hash, weight), sorted by hash: the file form.
@@ -36,10 +32,10 @@ pub struct Lexicon {
     /// The lookup form ([`Lexicon::prepare`]): open addressing, linear probing, a power of two
     /// of slots, each `fingerprint << 8 | weight` in 32 bits (0: empty). Looking words up is
     /// most of the lexicon's cost: a general hash map of the 40,000 words (16 bytes a slot)
-    /// took a megabyte and its loads were half of the lexicon's time in `perf`; these 4-byte
-    /// slots take a quarter of that. The weight is kept to 8 bits (steps of `CLIP / 127`,
-    /// 0.03) and the word to a 24-bit fingerprint beside its slot: two words would have to
-    /// share both the fingerprint and the run of slots to be confused.
+    /// takes a megabyte, and its loads, which miss the caches, would dominate the lexicon's
+    /// time; these 4-byte slots take a quarter of that. The weight is kept to 8 bits (steps of
+    /// `CLIP / 127`, 0.03) and the word to a 24-bit fingerprint beside its slot: two words would
+    /// have to share both the fingerprint and the run of slots to be confused.
     #[serde(skip)]
     table: Vec<u32>,
 }
@@ -112,8 +108,8 @@ impl Lexicon {
         let mut count = vec![0u32; blocks.len()];
         // The words were hashed when the blocks were made ([`Blocks::words`]), so this is a
         // loop of lookups and nothing else: each is a load from a table too big for the L1
-        // cache, and when lookups came between the byte loops of two words they stalled them
-        // (40% of the lexicon's time in `perf`); in a tight loop many are in flight at once.
+        // cache, and lookups placed between the byte loops of two words stall them (a large
+        // share of the lexicon's time in `perf`); in a tight loop many are in flight at once.
         for &(b, hash) in &blocks.words {
             count[b as usize] += 1;
             sum[b as usize] += self.weight(hash);
@@ -129,6 +125,10 @@ impl Lexicon {
     /// block counts as much as its weight says and no more. A word is kept when it occurs on
     /// at least `min_pages` distinct pages (`page` numbers the blocks' pages), so that no
     /// word learned from one page's text can stand for that page.
+    ///
+    /// `stencil train-content` fits out of fold: the score a training block's feature carries
+    /// comes from a lexicon fitted without its host, or the trees would learn to trust scores
+    /// that saw the block's own words.
     pub fn fit<'a>(
         blocks: impl IntoIterator<Item = (usize, &'a [u64], bool, f64)>,
         min_pages: u32,

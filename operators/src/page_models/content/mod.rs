@@ -122,12 +122,12 @@ pub fn judge(dom: &Dom, sums: &[Subtree], context: Context<'_>, model: &ContentM
 ///
 /// A short block inside one of the host's site-level templates is not content (the template
 /// view and the content view agree there), so on a host with statistics it is not scored: it
-/// gets probability 0. On the benchmark corpus 46% of all blocks are inside templates, and the
-/// trees called 0.2% of them content. Template blocks of [`PARAGRAPH_CHARS`] or more are scored
-/// all the same (skipping them too cost 0.3 points of held-out macro F1 on L3S-GN1), and when
-/// no block outside the templates is content, all blocks are scored: the page may repeat
-/// another page of the host (a duplicate under a second URL, whose content SiteLevel then calls
-/// template too).
+/// gets probability 0. That spares scoring a large share of a crawl's blocks, of which the
+/// trees would call almost none content (docs/benchmarks.md). Template blocks of
+/// [`PARAGRAPH_CHARS`] or more are scored all the same (skipping them too costs held-out macro
+/// F1 on L3S-GN1; docs/evaluation.md), and when no block outside the templates is content, all
+/// blocks are scored: the page may repeat another page of the host (a duplicate under a second
+/// URL, whose content SiteLevel then calls template too).
 pub fn probabilities(
     blocks: &Blocks,
     site_inside: Option<&[bool]>,
@@ -171,7 +171,7 @@ pub const PARAGRAPH_CHARS: u32 = 80;
 
 /// The content calls of a page's blocks: the trees' probabilities, pooled over repeated items
 /// ([`items::pool`]), become calls under `rule` ([`calls`]), and then every call goes through
-/// the rules that read the page itself ([`rules::apply`]). Of `context` the URL, the site-level
+/// the rules that read the page itself (`rules::apply`). Of `context` the URL, the site-level
 /// evidence, the names and the alike siblings are read (the last two computed here when
 /// `None`, as in [`Context`]).
 pub fn decide(

@@ -1,7 +1,7 @@
 //! One regression tree of the content model's ensembles, in the plain form that ships (flat
-//! arrays per tree, as `stencil train-content` exports them), and the layout that scores them
-//! without branching on the data. The block model ([`super::forest`]) and the page-kind guess
-//! ([`super::kind`]) are both ensembles of these trees.
+//! arrays per tree, as `stencil train-content` exports them), and the layout in which they are
+//! scored without branching on the data. The block model ([`super::forest`]) and the page-kind
+//! guess ([`super::kind`]) are both ensembles of these trees.
 
 use serde::{Deserialize, Serialize};
 

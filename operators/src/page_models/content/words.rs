@@ -1,7 +1,7 @@
 //! The words of a text as the content model reads them: runs of letters, digits and `_`,
 //! lower-cased and hashed, each handed to a callback without allocating. The blocks hash their
-//! words once ([`super::blocks`]); the lexicon ([`super::lexicon`]) and the reviews rule read
-//! those hashes.
+//! words once ([`super::blocks`]); the lexicon ([`super::lexicon`]) and the repeats and reviews
+//! rules ([`super::rules`]) read those hashes.
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -152,7 +152,7 @@ mod tests {
             for _ in 0..crate::xorshift(&mut state) % 60 {
                 let r = crate::xorshift(&mut state);
                 let c = alphabet[(r % alphabet.len() as u64) as usize];
-                // Runs of one letter make words longer than the buffer now and then.
+                // Runs of one letter sometimes make words longer than the buffer.
                 for _ in 0..1 + (r >> 60) as usize * 3 {
                     text.push(c);
                 }

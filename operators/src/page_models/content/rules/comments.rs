@@ -2,30 +2,12 @@
 //!
 //! A comment thread is long first-person prose, as a story is, so the trees keep it: on
 //! dragnet's and L3S-GN1's news and blog pages, whose gold leaves comments out, kept comments
-//! were most of what the content model kept wrongly (blogs.suntimes.com kept 14,000 words of
-//! comments against a story of 821). Comment sections name themselves: `#comments`,
-//! `comment-list`, `commentbody`, `disqus_thread`. A discussion thread names its posts the same
-//! way, and there the posts are the content; so a page's comments are dropped only when the
-//! page has a text of its own outside them and does not say it is a discussion: in its JSON-LD
-//! (`DiscussionForumPosting`, `QAPage`: a forum thread, a question and its answers), or in its
-//! URL, whose shape forum software fixes ([`url_names_discussion`]).
-//!
-//! How much text of its own depends on how sure the names are ([`regions`]). A **thread** (an
-//! element named for comments that holds others so named: `#comments > li.comment`) is a list
-//! of comments, and goes whenever anything is kept outside it: under a photo or a video the
-//! post's own text may be a title and a date. A **lone** element named for comments may be
-//! something else so named (LessWrong wraps a post's body in `commentOnSelection`, a feature's
-//! name), and goes only beside a text of its own of [`MIN_OWN_CHARS`].
-//!
-//! Older blog engines and news sites do not wrap their comments: Movable Type and TypePad write
-//! a heading `<h2 id="comments">` and then each comment as its next sibling, the Telegraph of
-//! 2008 an anchor `<a name="comments"></a>` and then the comments, ctv.ca the anchor and then
-//! each comment as loose text beside the story's paragraphs. Such a heading or anchor
-//! introduces the siblings after it ([`Region::Introduced`], as sure as a lone element), up to
-//! the next heading of its rank that is not named for comments (a manual's section on code
-//! comments ends there); a block all of whose texts are introduced is in the comments whatever
-//! element owns it ([`of_blocks`]). On dragnet and L3S-GN1 these were most of the comments still kept
-//! (crazyauntpurl.com kept 10,500 words of them against a post of 328).
+//! are much of what the content model keeps wrongly, and a busy thread can outweigh its story
+//! many times over (blogs.suntimes.com; docs/evaluation.md). Comment sections name themselves
+//! (`#comments`, `comment-list`, `commentbody`, `disqus_thread`), or a heading or an anchor so
+//! named comes before them ([`regions`]). A discussion thread names its posts the same way, and
+//! there the posts are the content; so a page's comments are dropped only when the page has a
+//! text of its own outside them and does not say it is a discussion (`drop_comments`).
 
 use html5ever::local_name;
 
@@ -66,11 +48,12 @@ pub enum Region {
     Introduced,
 }
 
-/// Where each node lies against the elements named for comments ([`crate::page_models::vocabulary::is_comment_word`]; `names`:
+/// Where each node lies against the elements named for comments
+/// (`vocabulary::is_comment_word`; `names`:
 /// [`crate::page_models::names::of_page`]; anchors by their `name` too) and what their headings
 /// and anchors introduce ([`after_comment_headings`]). An element that holds the page's first
-/// `<h1>` is not a comment section whatever it is named: a blog engine may name a post's wrapper
-/// for its comment status (`comments-open`), and the same goes for `<body>`.
+/// `<h1>` is not a comment section whatever it is named: a blog engine may name a post's
+/// wrapper for its comment status (`comments-open`), and the same goes for `<body>`.
 pub fn regions(dom: &Dom, names: &[NameWords]) -> Vec<Region> {
     let mut holds_title = vec![false; dom.len()];
     if let Some(h1) = (0..dom.len()).find(|&i| dom.tag(i).is_some_and(|t| *t == local_name!("h1")))
@@ -112,11 +95,18 @@ pub fn regions(dom: &Dom, names: &[NameWords]) -> Vec<Region> {
 }
 
 /// The nodes a comment heading or anchor introduces, for pages that do not wrap their comments
-/// in an element so named (module docs). A heading named for comments (`named`: by id or
-/// class), a heading holding an empty anchor so named (`<h2><a id="comments"></a>Comments</h2>`)
-/// and such an anchor outside any heading (`<a name="comments"></a>`, taken as an `<h2>`)
-/// introduce their next siblings, up to one that holds the page's title or is a heading of
-/// their rank or above not itself named for comments.
+/// in an element so named. Older blog engines and news sites do not: Movable Type and TypePad
+/// write a heading `<h2 id="comments">` and then each comment as its next sibling, the
+/// Telegraph of 2008 an anchor `<a name="comments"></a>` and then the comments, ctv.ca the
+/// anchor and then each comment as loose text beside the story's paragraphs ([`of_blocks`]).
+/// On dragnet and L3S-GN1 these are most of the comments that the names of elements miss, and
+/// they can run to many times the post (crazyauntpurl.com; docs/evaluation.md).
+///
+/// A heading named for comments (`named`: by id or class), a heading holding an empty anchor so
+/// named (`<h2><a id="comments"></a>Comments</h2>`) and such an anchor outside any heading (`<a
+/// name="comments"></a>`, taken as an `<h2>`) introduce their next siblings, up to one that
+/// holds the page's title or is a heading of their rank or above not itself named for comments
+/// (a manual's section on code comments ends there).
 fn after_comment_headings(dom: &Dom, named: &[bool], holds_title: &[bool]) -> Vec<bool> {
     let rank_of = |n: usize| dom.tag(n).and_then(heading_rank);
     let mut introduced = vec![false; dom.len()];
@@ -213,8 +203,8 @@ pub fn declares_discussion(dom: &Dom) -> bool {
 /// `bbs.`), a path segment naming threads, forums or discussions (XenForo's `/threads/`,
 /// Discourse's `/t/`, vBulletin's `showthread.php`, phpBB's `viewtopic.php`), or Reddit's
 /// `/r/<name>/comments/`. Reddit names a thread's replies `comment` and declares nothing in
-/// JSON-LD, so without the URL its replies went as a story's comments (WCXB's forum gold keeps
-/// them). `topic` and `topics` are not read: news sites file stories under `/topics/`.
+/// JSON-LD, so without the URL its replies would go as a story's comments (WCXB's forum gold
+/// keeps them). `topic` and `topics` are not read: news sites file stories under `/topics/`.
 pub fn url_names_discussion(url: &str) -> bool {
     let Ok(url) = url::Url::parse(url) else {
         return false;
@@ -248,16 +238,25 @@ pub fn url_names_discussion(url: &str) -> bool {
 }
 
 /// Readers' comments under a story are not its content (dragnet's and L3S-GN1's gold leave
-/// them out, as WCXB's article gold does), but a discussion's posts are (module docs): on a
-/// page that does not say it is a discussion (in its JSON-LD or its URL), a block in a comment
-/// thread is dropped when the page keeps anything outside the comments, and a block in a lone
-/// element named for comments when it keeps [`MIN_OWN_CHARS`] characters outside them. Held
-/// out over three host partitions: dragnet +0.6 to +0.8 points of macro F1, L3S-GN1 +0.3 to
-/// +0.4, WCXB articles +0.1, forums −0.4 to +0.3 (docs/evaluation.md, eleventh session);
-/// threads under short posts, twenty-fourth session. Comments a heading or an anchor so named
-/// introduces go as a lone element's do: dragnet +0.4, L3S-GN1 +0.4 to +0.5, no page worse
-/// (twenty-eighth session). A discussion's URL keeps a Reddit thread's replies: one forum page
-/// +0.22 to +0.44, no other page changed (thirty-second session).
+/// them out, as WCXB's article gold does), but a discussion's posts are: on a page that does
+/// not say it is a discussion, in its JSON-LD ([`declares_discussion`]: a forum thread, a
+/// question and its answers) or in its URL, whose shape forum software fixes
+/// ([`url_names_discussion`]), comments are dropped when the page keeps a text of its own
+/// outside them.
+///
+/// How much text of its own depends on how sure the names are ([`regions`]). A block in a
+/// **thread** (an element named for comments that holds others so named: `#comments >
+/// li.comment`) is in a list of comments, and goes whenever anything is kept outside it: under
+/// a photo or a video the post's own text may be a title and a date. A **lone** element named
+/// for comments may be something else so named (LessWrong wraps a post's body in
+/// `commentOnSelection`, a feature's name), and goes only beside [`MIN_OWN_CHARS`] characters
+/// of the page's own; so do the comments a heading or an anchor so named introduces
+/// ([`Region::Introduced`]).
+///
+/// Held out over three host partitions, dropping comments gains on the news sets (dragnet,
+/// L3S-GN1) and on WCXB's articles and moves WCXB's forums either way; the introduced comments
+/// make no page worse, and a discussion's URL keeps a Reddit thread's replies
+/// (docs/evaluation.md).
 pub(super) fn drop_comments(
     dom: &Dom,
     blocks: &Blocks,

@@ -2,57 +2,19 @@
 //!
 //! Users extract records from cleaned text: a book's author and ISBN, a product's size and
 //! weight. The gold the content model learns from follows news conventions — a byline, a
-//! "details" list are not the story — so the model drops them, and on SWDE's book pages
-//! (`../shared/data/swde-books`) it dropped the author or the ISBN-13 on 89% of pages. What
-//! must survive is narrow and recognizable, so it is a rule, not a label: on a product page —
-//! one with a short block showing a price (`$12.99`; a price inside a long paragraph, as in
-//! "a $12 million deal", does not count) — a block is kept when it is
+//! "details" list are not the story — so the model drops them: on SWDE's book pages
+//! (`../shared/data/swde-books`), left to itself, it drops the author or the ISBN-13 on most
+//! pages (docs/evaluation.md). What must survive is narrow and recognizable, so it is a rule,
+//! not a label: on a product page [`keep_facts`] keeps the product's name and byline, *label:
+//! value* lines, details lists and short cells and definitions, unless they are the host's
+//! site-level template or the fields of repeated item cards.
 //!
-//! - a short *label: value* line (at most 100 characters, a label's colon within the first 40:
-//!   one followed by white space, not a time's "7:28" or a URL's), whose label is not link
-//!   text and which is not mostly link text unless it links to at most three things ("Author:
-//!   <a>…</a>", "Publisher: <a>…</a>"; a row of tags or share buttons links to more), or
-//! - a details list set as lines of one block (`<p>ISBN: …<br>Publisher: …</p>`, at most
-//!   1,000 characters, not mostly link text): at least two lines, and at least half of them,
-//!   are such *label: value* lines, or
-//! - the value right after a label alone on its line (`<div>ISBN-13:</div><div>978…</div>`,
-//!   the value at most 100 characters and linking to at most three things), with its label
-//!   even when the label, the same on every page, is a site-level template, or
-//! - a short cell or definition (`<td>`, `<dd>`, `<dt>`, `<th>`, at most 80 characters), not
-//!   mostly link text; a `<dt>`, `<dd>` or `<th>` also when an element or two of its own wrap
-//!   its text (`<dt><div>Weight</div></dt>`), or
-//! - a row of a details list set without colons, a label and its value in two elements and
-//!   no other text (`<li><span>ISBN-13</span> <span>978…</span></li>`, `<tr><td><div>Weight
-//!   </div></td><td><div>2 lb</div></td></tr>`): three or more such rows under one parent, no
-//!   two with the same label, the label a few words and no link, the value a line long and
-//!   not mostly link text, no form control in the row, or
-//! - the product's name (the page's first `<h1>` outside the site's templates, else the first
-//!   block that opens like the page's `<title>`, else the first `<h2>`), and among the three
-//!   blocks after it a heading or a byline ("by <a>Author</a>", in whatever element: a book's
-//!   author under its title, a product's maker),
-//!
-//! and, but for such a label, it is not inside one of the host's site-level templates (a
-//! shop's "Shipping: free" banner on every page is template, not a fact of this product).
-//! On a page whose JSON-LD declares one product, a short *label: value* line whose label opens
-//! four or more of the page's short blocks is not kept for it: that is a field of repeated item
-//! cards — "Sold By:" under every product of a carousel, a currency switcher's "USD:", "GBP:"
-//! under each price (goshopia.com kept 119 such lines against a gold of 122 words) — while a
-//! product's own details name each thing once. Only there: on a collection, a roundup article
-//! or an API reference the same repeated labels are mostly gold.
-//!
-//! The rule was first written for the one SWDE site we have, where the author sits in an `<h3>`
-//! and every detail has a colon. Those pages rewritten as other shops write them (the author
-//! in a `<div>` or a `<span>`, as "Author: <a>…</a>", the title in a `<div>`, the details as
-//! lines of one `<p>` or as labels and values in sibling `<div>`s; the end-to-end test
-//! `swde_values_survive_as_other_shops_write_them`) kept title, author and ISBN-13 on 31–74%
-//! of pages before the parts for names, bylines, linked values, details lines and values set
-//! apart were added, and on 98.5–100% after (docs/evaluation.md, ninth session). Details
-//! lists without colons (the label in a `<span>` or a `<div>` of its own, the value beside it)
-//! kept the ISBN-13 on 20–23% of the pages until the thirty-eighth session's rows: rows of a
-//! short label element and a value also make related-stories lists ("23 Mar 2012 |
-//! <a>headline</a>"), menus with blurbs and shops' filters, so a row's value must not be link
-//! text and the row must hold no form control; so narrowed, the rows move the dev pages' held-
-//! out macro F1 by −0.01 points (docs/evaluation.md, thirty-eighth session).
+//! SWDE's one book site sets the author in an `<h3>` and every detail with a colon. Other shops
+//! set the author in a `<div>` or a `<span>` or as "Author: <a>…</a>", the title in a `<div>`,
+//! and the details as lines of one `<p>`, as labels and values in sibling elements, or as rows
+//! without colons; each part of the rule is there for one of those forms, and the end-to-end
+//! test `swde_values_survive_as_other_shops_write_them` rewrites SWDE's pages in all of them
+//! (docs/evaluation.md).
 
 use std::cell::OnceCell;
 
@@ -85,6 +47,42 @@ const TITLE_WORDS: usize = 2;
 /// Marks the facts of a page with a price as content; returns how many blocks it added.
 /// `one_product`: the page's JSON-LD declares it is about one product
 /// ([`super::reviews::Declared::one_product`]).
+///
+/// A product page is one with a short block showing a price (`$12.99`; a price inside a long
+/// paragraph, as in "a $12 million deal", does not count). On it a block is kept when it is
+///
+/// - a short *label: value* line (at most 100 characters, a label's colon within the first 40:
+///   one followed by white space, not a time's "7:28" or a URL's), whose label is not link
+///   text and which is not mostly link text unless it links to at most three things ("Author:
+///   <a>…</a>", "Publisher: <a>…</a>"; a row of tags or share buttons links to more), or
+/// - a details list set as lines of one block (`<p>ISBN: …<br>Publisher: …</p>`, at most
+///   1,000 characters, not mostly link text): at least two lines, and at least half of them,
+///   are such *label: value* lines, or
+/// - the value right after a label alone on its line (`<div>ISBN-13:</div><div>978…</div>`,
+///   the value at most 100 characters and linking to at most three things), with its label
+///   even when the label, the same on every page, is a site-level template, or
+/// - a short cell or definition (`<td>`, `<dd>`, `<dt>`, `<th>`, at most 80 characters), not
+///   mostly link text; a `<dt>`, `<dd>` or `<th>` also when an element or two of its own wrap
+///   its text (`<dt><div>Weight</div></dt>`), or
+/// - a row of a details list set without colons, a label and its value in two elements and
+///   no other text (`<li><span>ISBN-13</span> <span>978…</span></li>`, `<tr><td><div>Weight
+///   </div></td><td><div>2 lb</div></td></tr>`): three or more such rows under one parent, no
+///   two with the same label, the label a few words and no link, the value a line long and
+///   not mostly link text, no form control in the row, or
+/// - the product's name (the page's first `<h1>` outside the site's templates, else the first
+///   block that opens like the page's `<title>`, else the first `<h2>`), and among the three
+///   blocks after it a heading or a byline ("by <a>Author</a>", in whatever element: a book's
+///   author under its title, a product's maker),
+///
+/// and, but for such a label, it is not inside one of the host's site-level templates (a
+/// shop's "Shipping: free" banner on every page is template, not a fact of this product).
+///
+/// On a page whose JSON-LD declares one product, a short *label: value* line whose label opens
+/// four or more of the page's short blocks is not kept for it: that is a field of repeated item
+/// cards — "Sold By:" under every product of a carousel, a currency switcher's "USD:", "GBP:"
+/// under each price (goshopia.com's cards hold about as many such lines as its gold has words)
+/// — while a product's own details name each thing once. Only there: on a collection, a roundup
+/// article or an API reference the same repeated labels are mostly gold.
 pub fn keep_facts(
     dom: &Dom,
     sums: &[Subtree],
@@ -216,8 +214,8 @@ struct Row {
 /// 2012 | <a>headline</a>"), a menu of links with their blurbs and a shop's filters ("Keying
 /// Type | ☐ Keyed Alike") are made of rows of two elements too. A linked value is lost here
 /// (an author set as "Author | <a>…</a>" survives only as the byline under the title or with
-/// a colon): allowing one when the label has no digit kept menus' groups ("Learn | <a>Blog
-/// </a>") on the dev pages (docs/evaluation.md, thirty-eighth session).
+/// a colon): allowing one when the label has no digit keeps menus' groups ("Learn | <a>Blog
+/// </a>") on the dev pages (docs/evaluation.md).
 fn row_of(dom: &Dom, sums: &[Subtree], row: usize) -> Option<Row> {
     let mut parts = [0usize; 2];
     let mut count = 0;
@@ -275,7 +273,9 @@ fn row_of(dom: &Dom, sums: &[Subtree], row: usize) -> Option<Row> {
 /// Keeps the blocks of details lists set without colons: at least [`MIN_ROWS`] [`Row`]s under
 /// one parent, no two with the same label (item cards repeat theirs: "Price", "Price", …),
 /// each row whose value is outside the site's templates (its label may be one). Returns how
-/// many blocks it added.
+/// many blocks it added. Narrowed so ([`row_of`]), the rows keep the ISBN-13 of SWDE's pages
+/// set this way and leave the dev pages' held-out macro F1 about where it is
+/// (docs/evaluation.md).
 fn keep_label_value_rows(
     dom: &Dom,
     sums: &[Subtree],
@@ -338,10 +338,10 @@ fn labels_repeat(dom: &Dom, rows: &[Row]) -> bool {
 
 /// Whether block `b` is all that a definition or a header cell holds, wrapped in an element or
 /// two (`<dt><div>Overall Weight</div></dt><dd>58 lb.</dd>`). Shops style a label in a `<div>`
-/// or `<span>` of its own, which then owns the block, so the label was dropped while the value
-/// beside it was kept (wayfair.com's specifications). A `<td>` is left out: old news pages are
-/// laid out in tables, and their wrapped `<td>`s are boxes ("Who's online"), not data; with
-/// them, 7 L3S-GN1 pages lost 0.4–4 points (docs/evaluation.md, thirty-third session).
+/// or `<span>` of its own, which then owns the block, so without this the label is dropped
+/// while the value beside it is kept (wayfair.com's specifications). A `<td>` is left out: old
+/// news pages are laid out in tables, and their wrapped `<td>`s are boxes ("Who's online"), not
+/// data; reading them as cells costs L3S-GN1's pages F1 (docs/evaluation.md).
 fn wrapped_in_cell(dom: &Dom, blocks: &Blocks, b: usize) -> bool {
     let owner = blocks.owners[b] as usize;
     // Tags first: few blocks have such a cell above them, and only theirs is walked.
@@ -593,7 +593,8 @@ mod tests {
         );
     }
 
-    /// Each block's text, and whether `keep_facts` keeps it on a page where nothing else is content.
+    /// Each block's text, and whether `keep_facts` keeps it on a page where nothing else is
+    /// content.
     fn facts_of(html: &str) -> Vec<(String, bool)> {
         facts_declared(html, false)
     }

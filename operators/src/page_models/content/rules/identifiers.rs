@@ -7,14 +7,10 @@
 //! styles, not style sheets (a style sheet's `display: none` hides expandable stories and
 //! accordion panels the gold keeps about as often as menus, docs/evaluation.md), so the
 //! label is about a thousand characters of hexadecimal here, and the trees, which have never
-//! seen such a block, call it content about as often as not (on WCXB's dev pages, 4 of 6 such
-//! labels, at 0.36–0.77).
+//! seen such a block, call it content about as often as not (docs/evaluation.md).
 //!
-//! A block made almost wholly of such identifiers is not content, whatever the trees say. The
-//! test is narrow on purpose: UUID-shaped runs (hexadecimal with at least four hyphens, 32
-//! characters or more), at least two of them, three quarters of the block's characters or more.
-//! A forum answer or a manual that shows an identifier in a sentence or a command is well under
-//! that (0.39–0.56 on the dev pages), and preformatted text is left alone.
+//! A block made almost wholly of such identifiers is not content, whatever the trees say
+//! (`drop_identifier_strings`).
 
 use super::markup::preformatted;
 use crate::dom::Dom;
@@ -26,7 +22,13 @@ const IDENTIFIER_CHARS: usize = 32;
 const IDENTIFIER_HYPHENS: usize = 4;
 
 /// Calls not content every block called content whose characters are at least three quarters
-/// identifiers, in at least two identifiers (module docs), unless it is preformatted.
+/// identifiers, in at least two identifiers, unless it is preformatted.
+///
+/// The test is narrow on purpose: UUID-shaped runs (hexadecimal with at least
+/// [`IDENTIFIER_HYPHENS`] hyphens, [`IDENTIFIER_CHARS`] characters or more), at least two of
+/// them, three quarters of the block's characters or more. A forum answer or a manual that
+/// shows an identifier in a sentence or a command is well under that share (docs/evaluation.md),
+/// and preformatted text is left alone.
 pub(super) fn drop_identifier_strings(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     // Only blocks called content that could be mostly identifiers are read: a UUID's
     // characters are about half digits, so such a block is at least a fifth digits. On most

@@ -11,12 +11,11 @@ use crate::page_models::content::blocks::Blocks;
 /// this.
 pub const PREFORMATTED_FLOOR: f32 = 0.1;
 
-/// Preformatted text is content: code listings, shell sessions, logs, what documentation and
-/// technical articles exist to show. Navigation, footers and notices are not set in `<pre>`.
-/// The trees, which read prose well, give code middling probabilities (0.2–0.5 on
-/// docs.python.org's listings: few sentence marks, words no lexicon knows); held out, this
-/// rule raised WCXB's documentation pages from 0.908 to 0.915 macro F1 and moved no other
-/// group by more than 0.001 (docs/evaluation.md).
+/// Preformatted text is content: code listings, terminal transcripts, logs, what documentation
+/// and technical articles exist to show. Navigation, footers and notices are not set in `<pre>`.
+/// The trees, which read prose well, give code middling probabilities (docs.python.org's
+/// listings: few sentence marks, words no lexicon knows); held out, this rule raises the macro
+/// F1 of WCXB's documentation pages and barely moves any other group (docs/evaluation.md).
 pub(super) fn keep_preformatted(
     dom: &Dom,
     blocks: &Blocks,
@@ -41,12 +40,11 @@ pub(super) fn preformatted(dom: &Dom, owner: usize) -> bool {
 /// it names the section it heads. Documentation sites such as MDN make every section heading
 /// its own permalink, so to the trees it reads as a short line of link text, and on a host
 /// with statistics the same section names recur on every page, inside the site-level
-/// template; they dropped MDN's "Instance properties", "Examples" and "Browser compatibility".
-/// A link elsewhere is a teaser or a menu (a related story's headline), and a heading that
-/// heads nothing kept is a sidebar's or a table of contents': keeping every self-linked
-/// heading, whatever followed, cost the news sets up to 0.07 a page. Held out over three host
-/// partitions, 10 pages changed on each: MDN's reference pages +0.002 to +0.008, none lower by
-/// more than 0.002 (docs/evaluation.md, thirty-fourth session).
+/// template; the trees drop MDN's "Instance properties", "Examples" and "Browser
+/// compatibility". A link elsewhere is a teaser or a menu (a related story's headline), and a
+/// heading that heads nothing kept is a sidebar's or a table of contents': keeping every
+/// self-linked heading, whatever follows, costs the news sets F1. Held out, the rule gains on
+/// MDN's reference pages and costs no page more than a trifle (docs/evaluation.md).
 pub(super) fn keep_anchored_headings(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     for b in 0..calls.len().saturating_sub(1) {
         if calls[b] || !calls[b + 1] {
@@ -98,7 +96,7 @@ fn all_text_links_to_page(dom: &Dom, blocks: &Blocks, b: u32) -> bool {
 /// must dismiss to reach the page: a privacy policy or size chart opened from a link, a
 /// newsletter or cookie prompt, a sign-in box. Whatever it holds is not what the page exists
 /// to deliver, however much it reads like prose (allbirds.com's 20,000-character privacy
-/// policy, modal in its footer, was called content at 0.5–0.8).
+/// policy, modal in its footer, reads to the trees as content).
 pub(super) fn drop_dialogs(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     for (call, &owner) in calls.iter_mut().zip(&blocks.owners) {
         if *call {

@@ -1,6 +1,6 @@
 //! The rules that read the page's own markup after the trees' calls ([`super::calls`]): what
 //! the markup says outright, whatever the trees made of the text. Each rule is a module named
-//! for what it reads; [`apply`] runs them in their order.
+//! for what it reads; `apply` runs them in their order.
 
 pub mod comments;
 pub mod facts;

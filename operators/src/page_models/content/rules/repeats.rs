@@ -54,9 +54,9 @@ pub(super) fn drop_repeats(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     }
 }
 
-/// See [`drop_repeats`]. Held out, runs of 20, 40 and 80 words or more gave WCXB's forums
-/// 0.775, 0.773 and 0.771 and its documentation 0.915, 0.917 and 0.918 (0.918 without the
-/// rule): reference pages repeat a parameter's notes under every endpoint that takes it.
+/// See [`drop_repeats`]. Chosen held out between runs of 20, 40 and 80 words: shorter runs suit
+/// WCXB's forums, longer ones its documentation, whose reference pages repeat a parameter's
+/// notes under every endpoint that takes it (docs/evaluation.md).
 pub const REPEAT_RUN_WORDS: u32 = 40;
 
 #[cfg(test)]

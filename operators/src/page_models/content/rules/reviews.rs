@@ -3,20 +3,10 @@
 //! A shop's product page shows its description beside the reviews of its buyers, and both are
 //! long first-person prose of the same vocabulary: by their shape and words the trees keep the
 //! reviews with the description (on WCXB's product pages, whose gold leaves reviews out, they
-//! were most of the text kept wrongly). Many shops also list those reviews for search engines,
-//! as schema.org `Review` items with a `reviewBody`, in a JSON-LD script of the same page. The
-//! share of a block's word triples that occur in those bodies is what the page itself says is
-//! a review ([`block_shares`]; `content::decide` calls such blocks boilerplate).
-//!
-//! Only the reviews a `Product` carries count, and only on pages with two or more of them: a
-//! magazine's roundup marks up its own reviews of each item, and those are its content.
-//!
-//! Most review widgets do not list their reviews in JSON-LD, but they do name them: a shop's
-//! review section sits in elements whose class or id says so (`individual-review__review`,
-//! `review-card`, `woocommerce-Reviews`, `yotpo-reviews`, `testimonials`). Such names say
-//! "review" on other pages too (a magazine's `samsung-dishwasher-review` section is its
-//! content), so they are read only on a page whose JSON-LD declares it is about one product
-//! ([`Declared::one_product`]).
+//! are much of the text kept wrongly; docs/evaluation.md). The page itself often says which
+//! blocks are reviews: many shops list them for search engines in a JSON-LD script
+//! ([`block_shares`]), and review widgets name their elements for them ([`names_reviews`]).
+//! `drop_product_reviews` reads both.
 
 use std::collections::HashSet;
 
@@ -191,6 +181,13 @@ fn top_level_items(value: &serde_json::Value) -> Vec<&serde_json::Value> {
 /// `reviewer`, `productreviews`, but not `preview` or `reviewed`, a site's or a badge's name,
 /// nor `editorialreviews`, a publisher's description of a book, which is the product's own
 /// text) or starts with `testimonial`.
+///
+/// Most review widgets do not list their reviews in JSON-LD, but they do name them: a shop's
+/// review section sits in elements whose class or id says so (`individual-review__review`,
+/// `review-card`, `woocommerce-Reviews`, `yotpo-reviews`, `testimonials`). Such names say
+/// "review" on other pages too (a magazine's `samsung-dishwasher-review` section is its
+/// content), so they are read only on a page whose JSON-LD declares it is about one product
+/// ([`Declared::one_product`]).
 pub fn names_reviews(name: &str) -> bool {
     let has = |word: &[u8], part: &[u8]| {
         word.windows(part.len())
@@ -208,7 +205,8 @@ pub fn names_reviews(name: &str) -> bool {
     })
 }
 
-/// The word triples of review bodies, when there are at least two bodies; `None` otherwise.
+/// The word triples of review bodies, when there are at least two bodies; `None` otherwise (a
+/// lone review body is no list of buyers' reviews).
 pub fn shingles(bodies: &[String]) -> Option<Shingles> {
     if bodies.len() < 2 {
         return None;
@@ -234,7 +232,7 @@ fn triple([a, b, c]: [u64; 3]) -> u64 {
 }
 
 /// The share of each block's word triples that occur in `shingles` (0 for a block of fewer than
-/// three words).
+/// three words): how much of the block the page's JSON-LD says is a review.
 pub fn block_shares(blocks: &Blocks, shingles: &Shingles) -> Vec<f32> {
     let mut found = vec![0u32; blocks.len()];
     let mut total = vec![0u32; blocks.len()];
@@ -260,14 +258,19 @@ pub fn block_shares(blocks: &Blocks, shingles: &Shingles) -> Vec<f32> {
 }
 
 /// A product's buyers' reviews are not the product page's content (WCXB's gold leaves them out,
-/// as it leaves out a story's comments). The trees keep them (first-person prose, sweetwater's
-/// at p ≈ 0.57); the page names them itself (module docs), in two ways:
+/// as it leaves out a story's comments). The trees keep them (first-person prose, as on
+/// sweetwater's product pages); the page names them itself, in two ways:
 ///
-/// - its JSON-LD lists them under the `Product`: a block that mostly repeats those reviews is
-///   not content (held out, 5 product pages better and none worse, docs/evaluation.md);
+/// - its JSON-LD lists them for search engines, as schema.org `Review` items with a
+///   `reviewBody` under the `Product` ([`shingles`], two or more of them): a block that mostly
+///   repeats those reviews ([`block_shares`], [`REVIEW_SHARE`]) is not content (held out, this
+///   helps some product pages and hurts none; docs/evaluation.md). Only the reviews a `Product`
+///   carries count: a magazine's roundup marks up its own reviews of each item, and those are
+///   its content;
 /// - its JSON-LD declares the page is about one product, and the review widget's elements are
-///   named for reviews: what lies inside them is not content (held out, 12 product pages
-///   better, one worse, whose gold keeps an expert's review; docs/evaluation.md).
+///   named for reviews ([`names_reviews`]): what lies inside them is not content (held out,
+///   this helps more product pages and hurts one, whose gold keeps an expert's review;
+///   docs/evaluation.md).
 ///
 /// Returns whether the page declares one product (the facts rule reads it too).
 pub(super) fn drop_product_reviews(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) -> bool {
