@@ -251,6 +251,33 @@ fn a_file_cut_inside_a_record_keeps_what_came_before() {
     assert_eq!(errors[0].position.offset_in_member, last_offset);
 }
 
+/// A member that starts in the last byte or two of the reader's buffer shows too little to be
+/// recognized until the buffer is refilled: every buffer that can hold the magic (three bytes)
+/// must read every record. With the 256 KiB buffer `read_file` uses this is rare, yet real
+/// crawls meet it.
+#[test]
+fn a_member_starting_at_the_end_of_the_read_buffer_is_read() {
+    let bytes = build_warc(&three_pages(), true);
+    for capacity in 3..=bytes.len() + 1 {
+        let mut items = Vec::new();
+        let summary = stencil_operators::reading::warc::read(
+            std::io::BufReader::with_capacity(capacity, std::io::Cursor::new(bytes.clone())),
+            &Limits::default(),
+            |item| items.push(item),
+        )
+        .expect("reading from memory starts");
+        let uris: Vec<String> = items
+            .iter()
+            .filter_map(|item| match item {
+                ReadItem::Record(r) => r.head.target_uri.clone(),
+                ReadItem::Error(_) => None,
+            })
+            .collect();
+        assert_eq!(uris, URIS, "buffer of {capacity} bytes");
+        assert_eq!(summary.errors, 0, "buffer of {capacity} bytes");
+    }
+}
+
 #[test]
 fn garbage_between_records_is_reported_and_skipped() {
     let pages = three_pages();

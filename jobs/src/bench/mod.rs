@@ -54,7 +54,7 @@ pub struct BenchArgs {
     /// Also measure the site-level methods side by side: SiteLevel(θ)'s statistics pass and
     /// removal, RTDM-TD's and ETDM's template detection per host and removal per page, and
     /// what each keeps per host. Off by default: their tree mappings add much to the bench's
-    /// time (docs/benchmarks.md, "Site-level methods side by side").
+    /// time (docs/benchmarks.md, "Site-level methods").
     #[arg(long)]
     site_methods: bool,
     #[command(flatten)]
@@ -309,7 +309,7 @@ fn stages(args: &BenchArgs) -> Result<(), String> {
     row("HTTP + charset decoding", decode_s);
     row("our tokenizer alone (parse-only floor)", tokenize_s);
     row(
-        "html5ever's tokenizer alone (floor before ours, not used)",
+        "html5ever's tokenizer alone (for comparison, not used)",
         html5ever_tokenize_s,
     );
     row("HTML → arena (our tree builder)", parse_s);

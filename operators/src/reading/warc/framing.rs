@@ -126,6 +126,19 @@ fn read_members<R: Read + Seek, F: FnMut(ReadItem)>(
             offset: start,
             offset_in_member: 0,
         };
+        // A member may start in the last bytes of the reader's buffer, too few to show its
+        // magic: then the buffer is dropped and refilled from the member's start, so that only
+        // the end of the input can leave fewer than three bytes to look at.
+        let short = match raw.fill_buf() {
+            Ok(buf) => !buf.is_empty() && buf.len() < GZIP_MEMBER_START.len(),
+            Err(e) => {
+                out.error(at_start, ReadErrorKind::Io, None, e.to_string());
+                return Ok(uncompressed);
+            }
+        };
+        if short {
+            raw.seek_to(start)?;
+        }
         let first = match raw.fill_buf() {
             Ok(buf) => buf,
             Err(e) => {
