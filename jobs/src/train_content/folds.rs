@@ -86,7 +86,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fold_seed_zero_deals_hosts_as_before_the_seed_existed() {
+    fn fold_seed_zero_deals_hosts_by_the_unseeded_hash() {
         // Seed 0 is the unseeded hash, the one the shipped model's held-out figures come from.
         for site in ["example.com", "www.nytimes.com", "docs.python.org", ""] {
             let unseeded = (xxhash_rust::xxh3::xxh3_64(site.as_bytes()) % 5) as usize;
