@@ -126,20 +126,7 @@ fn read_members<R: Read + Seek, F: FnMut(ReadItem)>(
             offset: start,
             offset_in_member: 0,
         };
-        // A member may start in the last bytes of the reader's buffer, too few to show its
-        // magic: then the buffer is dropped and refilled from the member's start, so that only
-        // the end of the input can leave fewer than three bytes to look at.
-        let short = match raw.fill_buf() {
-            Ok(buf) => !buf.is_empty() && buf.len() < GZIP_MEMBER_START.len(),
-            Err(e) => {
-                out.error(at_start, ReadErrorKind::Io, None, e.to_string());
-                return Ok(uncompressed);
-            }
-        };
-        if short {
-            raw.seek_to(start)?;
-        }
-        let first = match raw.fill_buf() {
+        let first = match fill_from(raw, start) {
             Ok(buf) => buf,
             Err(e) => {
                 out.error(at_start, ReadErrorKind::Io, None, e.to_string());
@@ -200,6 +187,16 @@ fn read_members<R: Read + Seek, F: FnMut(ReadItem)>(
             }
         }
     }
+}
+
+/// The buffered bytes from `start`, the reader's position, at least as many as the gzip magic
+/// unless the input ends sooner. A member may start in the last bytes of the reader's buffer,
+/// too few to show its magic: then the buffer is dropped and refilled from `start`.
+fn fill_from<R: Read + Seek>(raw: &mut Counted<BufReader<R>>, start: u64) -> io::Result<&[u8]> {
+    if (1..GZIP_MEMBER_START.len()).contains(&raw.fill_buf()?.len()) {
+        raw.seek_to(start)?;
+    }
+    raw.fill_buf()
 }
 
 /// Finds the next plausible gzip member header at or after `from`, leaving the reader at end of
