@@ -32,6 +32,11 @@ pub struct SynthArgs {
     /// `--method etdm` needs to find a host's template without falling back).
     #[arg(long)]
     menu_pages: bool,
+    /// Night N of a crawl that fetches the same pages every night while every third host
+    /// changes its cookie bar and sidebar, a different third each night from night 2 on (for
+    /// `run --state` and its `template_changes`; night 1 is the plain crawl).
+    #[arg(long, conflicts_with = "menu_pages", value_parser = clap::value_parser!(u32).range(1..))]
+    night: Option<u32>,
     #[arg(long)]
     out: PathBuf,
 }
@@ -62,6 +67,7 @@ pub fn write(
     pages: usize,
     seed: u64,
     menu_pages: bool,
+    night: Option<u32>,
 ) -> Result<usize, String> {
     let fail = |e: std::io::Error| format!("{}: {e}", out.display());
     let partial = out.with_extension("partial");
@@ -78,10 +84,10 @@ pub fn write(
             .as_bytes(),
         })
         .map_err(fail)?;
-    let crawl = if menu_pages {
-        synth::crawl_with_menu_pages(hosts, pages, seed)
-    } else {
-        synth::crawl(hosts, pages, seed)
+    let crawl = match (menu_pages, night) {
+        (true, _) => synth::crawl_with_menu_pages(hosts, pages, seed),
+        (false, Some(night)) => synth::nightly_crawl(hosts, pages, seed, night),
+        (false, None) => synth::crawl(hosts, pages, seed),
     };
     let gold_out = gold_path(out);
     let gold: String = crawl
@@ -123,6 +129,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode, String> {
         args.pages,
         args.seed,
         args.menu_pages,
+        args.night,
     )?;
     eprintln!(
         "wrote {written} pages of {} hosts to {} (gold: {})",
@@ -136,7 +143,7 @@ pub fn run(args: &SynthArgs) -> Result<ExitCode, String> {
 pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
     std::fs::create_dir_all(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
     let crawl = args.dir.join("synthetic.warc.gz");
-    let written = write(&crawl, 20, 30, 1, false)?;
+    let written = write(&crawl, 20, 30, 1, false, None)?;
     println!(
         "generated {written} pages of 20 hosts: {} (gold: {})\n",
         crawl.display(),
@@ -187,6 +194,8 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
         memory_budget: 1 << 30,
         spill_dir: None,
         all_training_rows: false,
+        state: None,
+        state_max_age: None,
     })?;
     print_findings(&out)?;
     println!(

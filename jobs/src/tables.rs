@@ -153,19 +153,19 @@ pub fn write_host_tables(
     Ok(())
 }
 
-fn batch(schema: &SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, String> {
+pub(crate) fn batch(schema: &SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch, String> {
     RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())
 }
 
-fn strings<R>(rows: &[R], get: impl Fn(&R) -> &str) -> ArrayRef {
+pub(crate) fn strings<R>(rows: &[R], get: impl Fn(&R) -> &str) -> ArrayRef {
     Arc::new(StringArray::from_iter_values(rows.iter().map(get)))
 }
 
-fn u32s<R>(rows: &[R], get: impl Fn(&R) -> u32) -> ArrayRef {
+pub(crate) fn u32s<R>(rows: &[R], get: impl Fn(&R) -> u32) -> ArrayRef {
     Arc::new(UInt32Array::from_iter_values(rows.iter().map(get)))
 }
 
-fn u64s<R>(rows: &[R], get: impl Fn(&R) -> u64) -> ArrayRef {
+pub(crate) fn u64s<R>(rows: &[R], get: impl Fn(&R) -> u64) -> ArrayRef {
     Arc::new(UInt64Array::from_iter_values(rows.iter().map(get)))
 }
 
@@ -182,7 +182,7 @@ fn f32s<R>(rows: &[R], get: impl Fn(&R) -> f32) -> ArrayRef {
 }
 
 /// A row of `site_templates`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TemplateRow {
     pub host: String,
     /// The site-level method that found the template (`Method::as_str`).
@@ -193,6 +193,8 @@ pub struct TemplateRow {
     pub path: String,
     pub text_sample: String,
     pub url: String,
+    /// The occurrence's node on its page (kept in the state, not in `site_templates`).
+    pub node: u32,
 }
 
 pub fn templates_batch(schema: &SchemaRef, rows: &[TemplateRow]) -> Result<RecordBatch, String> {
@@ -233,6 +235,10 @@ pub struct HostRow {
     pub method: Option<String>,
     /// Pages too large to map against the host's mapped template (null for SiteLevel(θ)).
     pub pages_unmapped: Option<u64>,
+    /// With `--state`: tonight's night number, and the host's mean templated fraction on the
+    /// last night the state saw it.
+    pub night: Option<u32>,
+    pub previous_templated_fraction: Option<f64>,
 }
 
 pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, String> {
@@ -264,11 +270,17 @@ pub fn hosts_batch(schema: &SchemaRef, rows: &[HostRow]) -> Result<RecordBatch, 
         .chain(std::iter::once(Arc::new(UInt64Array::from_iter(
             rows.iter().map(|r| r.pages_unmapped),
         )) as ArrayRef))
+        .chain(std::iter::once(
+            Arc::new(UInt32Array::from_iter(rows.iter().map(|r| r.night))) as ArrayRef,
+        ))
+        .chain(std::iter::once(optional_f64s(rows, |r| {
+            r.previous_templated_fraction
+        })))
         .collect(),
     )
 }
 
-fn optional_f64s<R>(rows: &[R], get: impl Fn(&R) -> Option<f64>) -> ArrayRef {
+pub(crate) fn optional_f64s<R>(rows: &[R], get: impl Fn(&R) -> Option<f64>) -> ArrayRef {
     Arc::new(Float64Array::from_iter(rows.iter().map(get)))
 }
 

@@ -50,8 +50,9 @@ fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
         if row.contains("\ttrue\t") {
             let columns: Vec<&str> = row.split('\t').collect();
             assert_eq!((columns[2], columns[5]), ("4", "3"), "{row}");
-            // Method, then pages too large to map: none here.
-            assert!(row.ends_with("\tetdm\t0"), "{row}");
+            // Method, then pages too large to map (none here), then the night and the previous
+            // fraction (no state).
+            assert!(row.ends_with("\tetdm\t0\t∅\t∅"), "{row}");
         }
     }
 
@@ -68,7 +69,7 @@ fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
         .all(|r| r.split('\t').nth(1) == Some("site-level")));
     let hosts = common::rows(&out, "hosts");
     assert!(
-        hosts.iter().all(|h| h.ends_with("\tsite-level\t∅")),
+        hosts.iter().all(|h| h.ends_with("\tsite-level\t∅\t∅\t∅")),
         "{hosts:#?}"
     );
 }
@@ -135,12 +136,16 @@ fn a_page_too_large_to_map_is_counted_in_its_hosts_row() {
         &["--method", "rtdm", "--sample-pages", "5", "--no-training"],
     );
     let row = wide(&out);
-    assert!(row.ends_with("\trtdm\t1"), "{row}");
+    assert!(row.ends_with("\trtdm\t1\t∅\t∅"), "{row}");
     // The page is still a page of the host, with no site-level template.
     assert!(row.starts_with("wide.example\t6\t5\ttrue\t"), "{row}");
     let out = dir.join("site-level");
     site(&files, &out, &["--no-training"]);
-    assert!(wide(&out).ends_with("\tsite-level\t∅"), "{}", wide(&out));
+    assert!(
+        wide(&out).ends_with("\tsite-level\t∅\t∅\t∅"),
+        "{}",
+        wide(&out)
+    );
 }
 
 /// Runs `stencil site` with `extra` flags on 5 files with 1, 2 and 7 workers and with 2

@@ -116,6 +116,7 @@ const SECTIONS: &[&str] = &[
 ];
 
 /// One generated page.
+#[derive(Clone, Debug, PartialEq)]
 pub struct SynthPage {
     pub url: String,
     pub html: String,
@@ -193,6 +194,7 @@ struct Template {
     /// Three markup styles, so hosts do not all share one tree shape.
     style: usize,
     popular: Vec<String>,
+    cookie: String,
 }
 
 impl Template {
@@ -210,13 +212,31 @@ impl Template {
             sections.remove(drop);
         }
         let popular = (0..5).map(|_| sentence(&mut rng)).collect();
+        let cookie = format!("{name} uses cookies to improve your experience.");
         Template {
             host: format!("www.site{h:03}.example"),
             name,
             sections,
             style: rng.below(3),
             popular,
+            cookie,
         }
+    }
+
+    /// The template after its `version`-th redesign (0: as made): a new cookie-bar text and a
+    /// new "Most popular" list; the header, menu and footer stay.
+    fn redesigned(mut self, h: usize, seed: u64, version: u32) -> Self {
+        if version == 0 {
+            return self;
+        }
+        let mut rng =
+            SplitMix(seed ^ (h as u64) << 20 ^ u64::from(version).wrapping_mul(0x9e37_79b9));
+        self.popular = (0..5).map(|_| sentence(&mut rng)).collect();
+        self.cookie = format!(
+            "{} (design {version}) and its partners use cookies.",
+            self.name
+        );
+        self
     }
 
     fn page(&self, p: usize, seed: u64) -> SynthPage {
@@ -238,8 +258,8 @@ impl Template {
         );
         let _ = writeln!(
             html,
-            "<div class=\"cookie-bar\"><p>{} uses cookies to improve your experience.</p><button>Accept</button></div>",
-            self.name
+            "<div class=\"cookie-bar\"><p>{}</p><button>Accept</button></div>",
+            self.cookie
         );
         let nav: String = self
             .sections
@@ -323,6 +343,28 @@ pub fn crawl(hosts: usize, pages: usize, seed: u64) -> Vec<SynthPage> {
         .collect()
 }
 
+/// Whether host `h` is redesigned on night `night` of [`nightly_crawl`]: every third host,
+/// a different third each night, from night 2 on.
+pub fn redesigned(h: usize, night: u32) -> bool {
+    night >= 2 && (h + night as usize).is_multiple_of(3)
+}
+
+/// Night `night` (1, 2, …) of a crawl that fetches the same `pages` pages of each host every
+/// night (the same articles, the same texts), while some hosts change their template
+/// ([`redesigned`]): night 1 is [`crawl`].
+pub fn nightly_crawl(hosts: usize, pages: usize, seed: u64, night: u32) -> Vec<SynthPage> {
+    let templates: Vec<Template> = (0..hosts)
+        .map(|h| {
+            let version = (2..=night).filter(|&n| redesigned(h, n)).count() as u32;
+            Template::new(h, seed).redesigned(h, seed, version)
+        })
+        .collect();
+    (0..pages)
+        .flat_map(|p| templates.iter().map(move |t| (t, p)))
+        .map(|(t, p)| t.page(p, seed))
+        .collect()
+}
+
 /// [`crawl`], followed by each host's home page and the section pages its menu links to (all
 /// with the host's template), as a crawl that follows the menu holds them: what seed 004's
 /// key page and complete subdigraph need, which [`crawl`]'s articles alone never give.
@@ -357,6 +399,24 @@ mod tests {
         let footer = |html: &str| html[html.find("<footer>").unwrap()..].to_string();
         assert_eq!(footer(&a[0].html), footer(&a[3].html));
         assert_ne!(a[0].html, a[3].html);
+    }
+
+    #[test]
+    fn a_redesign_changes_the_cookie_bar_and_sidebar_only() {
+        assert_eq!(nightly_crawl(6, 3, 1, 1), crawl(6, 3, 1));
+        let (before, after) = (nightly_crawl(6, 3, 1, 1), nightly_crawl(6, 3, 1, 2));
+        for (h, (a, b)) in before.iter().zip(&after).take(6).enumerate() {
+            assert_eq!(a.url, b.url);
+            assert_eq!(a.html != b.html, redesigned(h, 2), "host {h}");
+            if redesigned(h, 2) {
+                assert!(b.html.contains("(design 1)"));
+                let article = |html: &str| {
+                    html[html.find("<article>").unwrap()..html.find("</article>").unwrap()]
+                        .to_string()
+                };
+                assert_eq!(article(&a.html), article(&b.html));
+            }
+        }
     }
 
     #[test]

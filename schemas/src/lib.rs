@@ -74,6 +74,95 @@ pub fn hosts() -> SchemaRef {
     );
     fields.push(Field::new("method", DataType::Utf8, true));
     fields.push(Field::new("pages_unmapped", DataType::UInt64, true));
+    fields.push(Field::new("night", DataType::UInt32, true));
+    fields.push(Field::new(
+        "previous_templated_fraction",
+        DataType::Float64,
+        true,
+    ));
+    Arc::new(Schema::new(fields))
+}
+
+/// `template_changes`: with `--state`, one row per template block of a host that appeared
+/// (`change` = `appeared`: a template tonight and not in the state) or disappeared
+/// (`disappeared`: in the state and no longer a template, or its host aged out of the state).
+/// The block is described as in `site_templates`: by the new row for an appeared block, by the
+/// state's row for a disappeared one. `templated_fraction_before` and `_after` are the host's
+/// mean templated-text fraction on the last night it was seen before tonight and tonight (null
+/// where the host had no page with text then).
+pub fn template_changes() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("host", DataType::Utf8, false),
+        Field::new("night", DataType::UInt32, false),
+        Field::new("change", DataType::Utf8, false),
+        Field::new("method", DataType::Utf8, false),
+        Field::new("hash", DataType::UInt64, false),
+        Field::new("pages_with", DataType::UInt32, false),
+        Field::new("pages_sampled", DataType::UInt32, false),
+        Field::new("path", DataType::Utf8, false),
+        Field::new("text_sample", DataType::Utf8, false),
+        Field::new("url", DataType::Utf8, false),
+        Field::new("templated_fraction_before", DataType::Float64, true),
+        Field::new("templated_fraction_after", DataType::Float64, true),
+    ]))
+}
+
+/// The state's `hosts` (`--state DIR`): one row per host the state holds: its pages over all
+/// nights kept, its sample size, the first and last night it had pages, and its mean
+/// templated-text fraction on that last night.
+pub fn state_hosts() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("host", DataType::Utf8, false),
+        Field::new("pages", DataType::UInt64, false),
+        Field::new("pages_sampled", DataType::UInt32, false),
+        Field::new("first_night", DataType::UInt32, false),
+        Field::new("last_night", DataType::UInt32, false),
+        Field::new("templated_fraction", DataType::Float64, true),
+    ]))
+}
+
+/// The state's `samples`: one row per page of a host's bottom-k sample (the `--host-sample`
+/// distinct URLs with the smallest URL keys over all nights kept), with the page's block
+/// fingerprints, sorted: what the site statistics are counted from.
+pub fn state_samples() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("host", DataType::Utf8, false),
+        Field::new("url_key", DataType::UInt64, false),
+        Field::new_list(
+            "fingerprints",
+            Field::new("item", DataType::UInt64, false),
+            false,
+        ),
+    ]))
+}
+
+/// The state's `blocks`: every block (fingerprint) of a host's sample, template or not, with
+/// its occurrence as `site_templates` would describe it (the first node in document order on
+/// the sampled page with the smallest URL key holding it), so that a block that becomes a
+/// template on a later night gets the row one run over every night would give it.
+pub fn state_blocks() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("host", DataType::Utf8, false),
+        Field::new("hash", DataType::UInt64, false),
+        Field::new("method", DataType::Utf8, false),
+        Field::new("url_key", DataType::UInt64, false),
+        Field::new("node", DataType::UInt32, false),
+        Field::new("url", DataType::Utf8, false),
+        Field::new("path", DataType::Utf8, false),
+        Field::new("text_sample", DataType::Utf8, false),
+    ]))
+}
+
+/// The state's `site_templates`: `site_templates`' columns for every host the state holds,
+/// and `node`, the occurrence's node on its page (pre-order index), which breaks ties when
+/// tonight re-reads the same URL.
+pub fn state_templates() -> SchemaRef {
+    let mut fields: Vec<Field> = site_templates()
+        .fields()
+        .iter()
+        .map(|f| f.as_ref().clone())
+        .collect();
+    fields.push(Field::new("node", DataType::UInt32, false));
     Arc::new(Schema::new(fields))
 }
 
@@ -230,6 +319,11 @@ mod tests {
             super::node_scores(),
             super::pages(),
             super::segments(),
+            super::template_changes(),
+            super::state_hosts(),
+            super::state_samples(),
+            super::state_templates(),
+            super::state_blocks(),
         ] {
             let mut names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
             let all = names.len();

@@ -50,6 +50,16 @@ pub struct RunArgs {
     /// (docs/benchmarks.md) and grow with the crawl instead of with its number of hosts.
     #[arg(long, conflicts_with = "no_training")]
     pub all_training_rows: bool,
+    /// Site statistics that carry from night to night: read the state in DIR (empty or absent
+    /// on the first night), add tonight's pages to it and write the next generation; also
+    /// writes OUT/template_changes. Run again on the same inputs, the night is redone on the
+    /// state it started from (docs/cluster.md, "Nightly").
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// With --state: a host without a page for this many nights leaves the state (its
+    /// templates are then reported as disappeared). Kept for ever when absent.
+    #[arg(long, value_name = "NIGHTS", requires = "state", value_parser = clap::value_parser!(u32).range(1..))]
+    pub state_max_age: Option<u32>,
 }
 
 /// The page-level settings `run`, `apply` and `clean` share.
@@ -128,8 +138,12 @@ pub struct ApplyArgs {
     pub model: Option<PathBuf>,
     /// The output folder of an earlier `run`: its site_templates give the site-level
     /// fractions of pages of the same hosts (and the blend, with --site-weight).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "state")]
     pub site_templates: Option<PathBuf>,
+    /// A state folder of `run --state`: its current templates give the site-level fractions,
+    /// as with --site-templates; the state is read, never changed.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
     #[command(flatten)]
     pub page: PageArgs,
     #[command(flatten)]

@@ -51,6 +51,9 @@ pub(super) struct Job {
     pub(super) worker_budget: usize,
     pub(super) spill_dir: PathBuf,
     pub(super) reporter: Arc<crate::progress::Counters>,
+    /// `run --state`: where the site statistics carried from earlier nights are read and
+    /// tonight's are written.
+    pub(super) state: Option<crate::site::state::Plan>,
 }
 
 pub(super) enum SiteSource {

@@ -34,12 +34,15 @@ mod site_templates;
 pub mod store;
 mod worker;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
 use stencil_operators::page_models::content::ContentModel;
+use stencil_operators::site::site_level::HostModel;
+use stencil_operators::site::templates::Method;
 
 pub use args::{ApplyArgs, PageArgs, RunArgs};
 pub use args::{DEFAULT_HIDDEN_THRESHOLD, DEFAULT_SITE_WEIGHT, MIN_TRAINING_HOSTS};
@@ -51,23 +54,47 @@ use worker::run_worker;
 use crate::cluster::ClusterArgs;
 use crate::model_file::load_model;
 use crate::progress::Reporter;
+use crate::site::state::Plan;
 use crate::smoothing::Smoothing;
 use crate::tables;
 
 /// The tables `run` writes (`apply` writes all but `training`, and `site_templates` only
-/// when it is given them).
-pub const TABLES: [&str; 6] = [
+/// when it is given them; `template_changes` comes only with `--state`).
+pub const TABLES: [&str; 7] = [
     "pages",
     "hosts",
     "segments",
     "site_templates",
     "training",
     "records",
+    "template_changes",
 ];
 
 pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
     let site = &args.site;
     let statistics = site.statistics()?;
+    if args.state.is_some() && site.labels == crate::site::LabelArg::Kolcz {
+        return Err(
+            "--state keeps subtree fingerprints (--labels paper); --labels kolcz's text \
+             blocks are not carried"
+                .to_string(),
+        );
+    }
+    if args.state.is_some() && statistics.method != Method::SiteLevel {
+        return Err(format!(
+            "--state carries SiteLevel(θ)'s samples; --method {} keeps label trees, which a \
+             state does not hold",
+            statistics.method.as_str()
+        ));
+    }
+    // What a state must have been made with to be continued: what decides its samples and
+    // templates.
+    let state_statistics = serde_json::json!({
+        "labels": site.labels.scheme().as_str(),
+        "theta": site.theta,
+        "min_host_pages": site.min_host_pages,
+        "host_sample": site.host_sample,
+    });
     let smoothing = args.page.smoothing.smoothing()?;
     let plan = match &args.model {
         Some(path) => ModelPlan::Given(
@@ -102,9 +129,19 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         },
         memory_budget: args.memory_budget,
         spill_dir: args.spill_dir.clone(),
-        tables: &TABLES,
+        tables: if args.state.is_some() {
+            &TABLES
+        } else {
+            &TABLES[..6]
+        },
+        state: args
+            .state
+            .clone()
+            .map(|dir| (dir, args.state_max_age, state_statistics)),
         configuration: serde_json::json!({
             "command": "run",
+            "state": args.state.as_ref().map(|p| p.display().to_string()),
+            "state_max_age": args.state_max_age,
             "labels": site.labels.scheme().as_str(),
             "method": statistics.method.as_str(),
             "sample_pages": site.sample_pages,
@@ -128,12 +165,13 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         Some(path) => format!("given: {}", path.display()),
         None => "shipped".to_string(),
     };
-    let site = match &args.site_templates {
-        Some(dir) => {
+    let site = match (&args.site_templates, &args.state) {
+        (Some(dir), _) => {
             refuse_text_block_templates(dir)?;
             SiteSource::Loaded(load_site_templates(dir)?)
         }
-        None => SiteSource::None,
+        (None, Some(root)) => SiteSource::Loaded(load_state_templates(root)?),
+        (None, None) => SiteSource::None,
     };
     let tables: &[&str] = &["pages", "hosts", "segments", "records"];
     let setup = Setup {
@@ -150,9 +188,11 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         memory_budget: 0,
         spill_dir: None,
         tables,
+        state: None,
         configuration: serde_json::json!({
             "command": "apply",
             "site_templates": args.site_templates.as_ref().map(|p| p.display().to_string()),
+            "state": args.state.as_ref().map(|p| p.display().to_string()),
         }),
     };
     execute(setup)
@@ -173,7 +213,27 @@ struct Setup<'a> {
     memory_budget: u64,
     spill_dir: Option<PathBuf>,
     tables: &'a [&'a str],
+    /// `run --state`: the state folder, `--state-max-age`, and the parameters it must match.
+    state: Option<(PathBuf, Option<u32>, serde_json::Value)>,
     configuration: serde_json::Value,
+}
+
+/// `apply --state`: the current templates of a state folder, as host models.
+fn load_state_templates(root: &Path) -> Result<HashMap<String, HostModel>, String> {
+    let Some((generation, manifest)) = crate::site::state::current(root)? else {
+        return Err(format!(
+            "{}: no state here (it is made by `stencil run --state`)",
+            root.display()
+        ));
+    };
+    if manifest.statistics["labels"] == "kolcz" {
+        return Err(format!(
+            "{}: its templates are text-block fingerprints (--labels kolcz); apply needs those \
+             of a state made with --labels paper",
+            root.display()
+        ));
+    }
+    load_site_templates(&generation)
 }
 
 fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
@@ -188,11 +248,22 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
+    let state = match &setup.state {
+        Some((root, max_age, statistics)) => {
+            let digest = crate::site::state::inputs_digest(&files);
+            let plan = Plan::open(root, statistics.clone(), digest, *max_age)?;
+            Some(plan)
+        }
+        None => None,
+    };
     if setup.cluster.is_first_process() {
         // Before any worker starts: other processes write only after the first dataflow,
         // which cannot complete without this process.
         tables::remove_earlier_parts(setup.out, &TABLES)?;
         let _ = std::fs::remove_file(setup.out.join("run.json"));
+        if let Some(plan) = &state {
+            plan.prepare()?;
+        }
     }
     let reporter = Reporter::start(total_bytes / setup.cluster.processes.max(1) as u64);
     let workers = setup.cluster.workers.max(1);
@@ -210,6 +281,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         worker_budget: (setup.memory_budget / workers as u64) as usize,
         spill_dir: setup.spill_dir.unwrap_or_else(|| setup.out.join(".spill")),
         reporter: reporter.counters_arc(),
+        state,
     });
     let start = Instant::now();
     let worker_job = job.clone();
@@ -233,6 +305,11 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         print_summary(&job, report, seconds);
         write_run_json(&job, report, seconds, &setup.configuration, setup.tables)?;
         errors.extend(report.failures.iter().cloned());
+    }
+    // Every worker wrote its buckets before its report reached worker 0.
+    if let (true, Some(plan), true) = (gathered.is_some(), &job.state, errors.is_empty()) {
+        plan.commit()?;
+        eprintln!("state: night {} -> {}", plan.night(), plan.root().display());
     }
     if errors.is_empty() {
         Ok(ExitCode::SUCCESS)

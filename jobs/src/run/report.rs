@@ -33,6 +33,7 @@ pub(super) struct WorkerReport {
     pub(super) training_rows: u64,
     pub(super) examples_offered: u64,
     pub(super) template_rows: u64,
+    pub(super) template_changes: u64,
     pub(super) hosts: u64,
     pub(super) site_level_hosts: u64,
     pub(super) spilled_pages: u64,
@@ -59,6 +60,7 @@ impl WorkerReport {
         self.training_rows += other.training_rows;
         self.examples_offered += other.examples_offered;
         self.template_rows += other.template_rows;
+        self.template_changes += other.template_changes;
         self.hosts += other.hosts;
         self.site_level_hosts += other.site_level_hosts;
         self.spilled_pages += other.spilled_pages;
@@ -217,6 +219,11 @@ pub(super) fn write_run_json(
             "hidden_threshold".into(),
             job.options.hidden_threshold.map(as_given).into(),
         );
+        if let Some(plan) = &job.state {
+            map.insert("night".into(), plan.night().into());
+            let base = plan.base().map(|b| b.display().to_string());
+            map.insert("state_base".into(), base.into());
+        }
     }
     let json = serde_json::json!({
         "stencil": env!("CARGO_PKG_VERSION"),
@@ -240,6 +247,7 @@ pub(super) fn write_run_json(
             "site_templates": report.template_rows,
             "hosts": report.hosts,
             "training": report.training_rows,
+            "template_changes": report.template_changes,
             "records": report.inventory.records + report.inventory.read_errors,
         },
         "hosts_with_site_level": report.site_level_hosts,

@@ -196,10 +196,26 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
     };
     lap(&mut report, "read and parse", next);
 
-    if let (SiteSource::Learn { statistics, scheme }, Some(local)) = (&job.site, local) {
-        // 2. Site statistics. ETDM then wants the exact label trees of each host's key page
-        // and complete subdigraph, which only the workers holding them can make.
-        let models = match statistics.learn(worker, local) {
+    // `--state`: the state's rows of tonight's hosts, tonight's sample and the models, for
+    // writing the next generation at the end.
+    let mut nightly = None;
+    if let (SiteSource::Learn { statistics, scheme }, Some(mut local)) = (&job.site, local) {
+        // 2. Site statistics, with the state's share of tonight's hosts added to the sample.
+        // ETDM then wants the exact label trees of each host's key page and complete
+        // subdigraph, which only the workers holding them can make.
+        let carried = match (&job.state, local.sample_mut()) {
+            (Some(plan), Some(sample)) => {
+                let k = statistics.params.host_sample;
+                let (carried, failed) = crate::site::state::load(worker, plan, sample, k);
+                if let Some(e) = failed {
+                    failure.get_or_insert(e);
+                }
+                Some(carried)
+            }
+            _ => None,
+        };
+        let (learned, sample) = statistics.learn(worker, local);
+        let models = match learned {
             Learned::Templates(templates) => templates,
             Learned::Etdm(pending) => {
                 let mut trees = Vec::new();
@@ -227,6 +243,9 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
             ModelPlan::Train(settings) => Some(StratifiedSample::new(settings.sample_cap)),
             ModelPlan::Given(..) => None,
         };
+        if job.state.is_some() {
+            findings.blocks = Some(Default::default());
+        }
         // Per kept page: its template roots (`None` without a labelled host model), or the
         // panic that stopped its labelling.
         let mut roots_of: Vec<Result<Option<Vec<u32>>, Panic>> = Vec::with_capacity(store.len());
@@ -283,6 +302,9 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
             findings
                 .facts
                 .push((host.clone(), HostFact::of_templates(templates)));
+        }
+        if let (Some(carried), Some(plan)) = (&carried, &job.state) {
+            carried.offer(plan.night(), &models, &mut findings);
         }
         lap(&mut report, "labels", "training");
 
@@ -359,6 +381,9 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
             failure.get_or_insert(e);
         }
         lap(&mut report, "pages", "hosts and tables");
+        if let (Some(carried), Some(sample)) = (carried, sample) {
+            nightly = Some((carried, sample, models));
+        }
     }
 
     report.inventory.pages_panicked(late_panics);
@@ -383,10 +408,28 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
     }
 
     // 6. Hosts and site templates.
+    let blocks = findings.blocks.take().unwrap_or_default();
     let (template_rows, host_rows) = dataflow::gather(worker, findings);
     report.template_rows = template_rows.len() as u64;
     report.hosts = host_rows.len() as u64;
     report.site_level_hosts = host_rows.iter().filter(|h| h.site_level).count() as u64;
+    if let (Some((carried, sample, models)), Some(plan)) = (nightly, &job.state) {
+        let tonight = crate::site::state::Tonight {
+            sample: &sample,
+            models: &models,
+            templates: template_rows.clone(),
+            hosts: &host_rows,
+            blocks,
+        };
+        let saved = crate::site::state::save(worker, plan, carried, tonight, failure.is_some());
+        let written = saved.and_then(|changes| {
+            report.template_changes = changes.len() as u64;
+            crate::site::state::write_changes(&job.out, index, &changes).map(|_| ())
+        });
+        if let (Err(e), None) = (written, &failure) {
+            failure = Some(e);
+        }
+    }
     if failure.is_none() {
         let written = (|| {
             let templates = learn.then_some(template_rows.as_slice());

@@ -49,7 +49,7 @@ pub struct LocalSample {
 /// most of the counting.
 pub fn learn(
     worker: &mut Worker,
-    local: LocalSample,
+    local: &LocalSample,
     params: Params,
     kind: Fingerprints,
 ) -> HashMap<String, HostModel> {
@@ -60,7 +60,7 @@ pub fn learn(
     // Per labelled host this worker holds: its key, the fewest sample pages a fingerprint must
     // be on to come back, and its largest sampled URL key.
     let mut labelled: BTreeMap<u64, (u32, u64)> = BTreeMap::new();
-    for (host, (pages, sampled, largest)) in sample_sizes(worker, &local, params.host_sample) {
+    for (host, (pages, sampled, largest)) in sample_sizes(worker, local, params.host_sample) {
         let Some(name) = names.get(&host) else {
             continue;
         };
@@ -143,7 +143,7 @@ fn sample_sizes(
 /// most the sample's largest.
 fn count_fingerprints(
     worker: &mut Worker,
-    local: LocalSample,
+    local: &LocalSample,
     labelled: &BTreeMap<u64, (u32, u64)>,
 ) -> impl Iterator<Item = (u64, (u64, u32))> {
     let me = worker.index() as u64;
@@ -171,16 +171,16 @@ fn count_fingerprints(
         keep_in.insert((host, keep_from));
         holders_in.insert((host, me));
     }
-    for (host, sample) in local.samples {
-        let host = host_key(&host);
+    for (host, sample) in &local.samples {
+        let host = host_key(host);
         let Some(&(_, largest)) = labelled.get(&host) else {
             continue;
         };
-        for (key, fingerprints) in sample.into_pages() {
+        for (key, fingerprints) in sample.pages() {
             if key > largest {
                 break;
             }
-            for fingerprint in fingerprints {
+            for &fingerprint in fingerprints {
                 occurrences_in.insert(((host, key), fingerprint));
             }
         }
@@ -510,7 +510,7 @@ fn offer_hosts(pages: &BTreeMap<String, u64>, mut offer: impl FnMut(u64, isize))
 
 /// A host's key in [`learn`]: 64 bits of xxh3, so a collision between two of a crawl's hosts
 /// is about as likely as 2^-64 times the number of host pairs.
-fn host_key(host: &str) -> u64 {
+pub fn host_key(host: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(host.as_bytes())
 }
 
@@ -551,6 +551,9 @@ pub enum HostFact {
     Fractions([Option<u64>; 7]),
     /// One page too large to map against the host's mapped template.
     Unmapped,
+    /// With `--state`: the night tonight is, and the host's mean templated fraction (bits) on
+    /// the last night the state saw it (none for a host new tonight).
+    Previous { night: u32, fraction: Option<u64> },
 }
 
 impl HostFact {
@@ -572,9 +575,23 @@ impl HostFact {
 pub struct LocalFindings {
     pub occurrences: HashMap<(String, u64), Occurrence>,
     pub facts: Vec<(String, HostFact)>,
+    /// With `--state`: the first occurrence of every block (template or not) of the sampled
+    /// pages, by (host, fingerprint), so that a block that becomes a template on a later
+    /// night is described by the occurrence one run over every night would pick.
+    pub blocks: Option<HashMap<(String, u64), Occurrence>>,
 }
 
 impl LocalFindings {
+    /// Whether a block candidate at `(url_key, node)` could replace the one held (false when
+    /// blocks are not kept).
+    pub fn could_take_block(&self, host: &str, hash: u64, (url_key, node): (u64, u32)) -> bool {
+        self.blocks.as_ref().is_some_and(|blocks| {
+            blocks
+                .get(&(host.to_string(), hash))
+                .is_none_or(|held| (url_key, node) < (held.url_key, held.node))
+        })
+    }
+
     /// Whether a candidate at `(url_key, node)` for this template could replace the one held:
     /// most cannot, and their paths and text samples cost, so they are only made when this
     /// says yes.
@@ -624,6 +641,7 @@ pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, V
                         path: best.path.clone(),
                         text_sample: best.text_sample.clone(),
                         url: best.url.clone(),
+                        node: best.node,
                     })
                 }
             })
@@ -665,6 +683,8 @@ pub struct EncodedHostRow {
     scored_pages: u64,
     mean_fraction_bits: [Option<u64>; 7],
     pages_unmapped: u64,
+    /// `HostFact::Previous`: tonight's night and the previous fraction (bits).
+    previous: Option<(u32, Option<u64>)>,
 }
 
 impl EncodedHostRow {
@@ -716,6 +736,10 @@ impl EncodedHostRow {
                 .filter(|m| *m != Method::SiteLevel.as_str())
                 .map(|_| self.pages_unmapped),
             method,
+            night: self.previous.map(|(night, _)| night),
+            previous_templated_fraction: self
+                .previous
+                .and_then(|(_, bits)| bits.map(f64::from_bits)),
         }
     }
 }
@@ -728,6 +752,7 @@ fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
     let mut fractions: Vec<f64> = Vec::new();
     let mut scored_pages = 0u64;
     let mut pages_unmapped = 0u64;
+    let mut previous = None;
     let mut sums = [(0.0f64, 0u64); 7];
     for (fact, multiplicity) in facts {
         match fact {
@@ -744,6 +769,7 @@ fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
                 }
             }
             HostFact::Unmapped => pages_unmapped += *multiplicity as u64,
+            HostFact::Previous { night, fraction } => previous = Some((*night, *fraction)),
             HostFact::Page { templated, total } => {
                 let fraction = *templated as f64 / (*total).max(1) as f64;
                 for _ in 0..*multiplicity {
@@ -771,5 +797,6 @@ fn host_row(host: &str, facts: &[(&HostFact, isize)]) -> EncodedHostRow {
         scored_pages,
         mean_fraction_bits: sums.map(|(sum, n)| (n > 0).then(|| (sum / n as f64).to_bits())),
         pages_unmapped,
+        previous,
     }
 }

@@ -19,6 +19,7 @@
 //! ([`crate::score`]). This module composes the two, so it sits above both of them.
 
 pub mod dataflow;
+pub mod state;
 pub mod statistics;
 
 use std::collections::HashSet;
@@ -41,7 +42,7 @@ use stencil_operators::site::labels::{self, Label, Scheme};
 use stencil_operators::site::rtdm::Limits as MappingLimits;
 use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
 use stencil_operators::site::site_level::{
-    block_roots, inside_templates, site_of, templated_text, url_key, Params,
+    block_roots, inside_templates, site_of, templated_text, url_key, Fingerprints, Params,
 };
 use stencil_operators::site::templates::{HostTemplates, Method};
 use timely::worker::Worker;
@@ -382,7 +383,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
     }
     tracing::debug!(worker = index, hosts = local.hosts(), "statistics read");
     here.stage("site statistics");
-    let models = match statistics.learn(worker, local) {
+    let models = match statistics.learn(worker, local).0 {
         Learned::Templates(templates) => templates,
         Learned::Etdm(pending) => {
             // ETDM wants the exact label trees of each host's key page and complete
@@ -529,6 +530,8 @@ pub(crate) struct PageLabels {
     unmapped: bool,
     /// Candidates for `site_templates` rows: (hash, occurrence), sampled pages only.
     occurrences: Vec<(u64, Occurrence)>,
+    /// With `--state`, candidates for every block of a sampled page ([`LocalFindings::blocks`]).
+    blocks: Vec<(u64, Occurrence)>,
     /// Node labels with their features and paths, when the page gives training rows or
     /// examples.
     labelled: Option<Labelled>,
@@ -590,13 +593,29 @@ pub(crate) fn label_page(
         text: (total > 0).then_some((templated, total)),
         unmapped,
         occurrences: Vec::new(),
+        blocks: Vec::new(),
         labelled: None,
     };
+    let key = url_key(url);
+    let sampled = templates.in_sample(key);
+    if sampled && findings.blocks.is_some() && kind == Fingerprints::Subtrees {
+        // Every block's first node, as template roots are found (an element showing text).
+        let mut seen: HashSet<u64> = HashSet::new();
+        for (node, sum) in sums.iter().enumerate().take(dom.len()) {
+            if dom.element(node).is_none() || sum.text_chars == 0 {
+                continue;
+            }
+            let hash = sum.content_hash;
+            if !seen.insert(hash) || !findings.could_take_block(host, hash, (key, node as u32)) {
+                continue;
+            }
+            let block = occurrence(dom, (url, key), node, templates.method(), (0, 0));
+            found.blocks.push((hash, block));
+        }
+    }
     if !templates.labelled() {
         return found;
     }
-    let key = url_key(url);
-    let sampled = templates.in_sample(key);
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
         let mut seen: HashSet<u64> = HashSet::new();
@@ -605,19 +624,9 @@ pub(crate) fn label_page(
             if !seen.insert(hash) || !findings.could_take(host, hash, (key, node as u32)) {
                 continue;
             }
-            found.occurrences.push((
-                hash,
-                Occurrence {
-                    url_key: key,
-                    method: templates.method().as_str().to_string(),
-                    node: node as u32,
-                    url: url.to_string(),
-                    path: dom.path(node),
-                    text_sample: text::sample(dom, node, 200),
-                    pages_with: templates.pages_with(hash),
-                    pages_sampled: templates.pages_sampled(),
-                },
-            ));
+            let counts = (templates.pages_with(hash), templates.pages_sampled());
+            let found_here = occurrence(dom, (url, key), node, templates.method(), counts);
+            found.occurrences.push((hash, found_here));
         }
     }
     // The classifier learns from sampled pages only, so no host weighs more than its sample.
@@ -648,6 +657,27 @@ pub(crate) fn label_page(
     found
 }
 
+/// Node `node` of the page at `url` (with its URL key) as an occurrence of a block, described
+/// by its path and text sample, with the block's (pages with it, pages sampled).
+fn occurrence(
+    dom: &Dom,
+    (url, url_key): (&str, u64),
+    node: usize,
+    method: Method,
+    (pages_with, pages_sampled): (u32, u32),
+) -> Occurrence {
+    Occurrence {
+        url_key,
+        method: method.as_str().to_string(),
+        node: node as u32,
+        url: url.to_string(),
+        path: dom.path(node),
+        text_sample: text::sample(dom, node, 200),
+        pages_with,
+        pages_sampled,
+    }
+}
+
 impl PageLabels {
     /// Writes what [`label_page`] found: the page's host fact and template candidates into
     /// `findings`, its examples into `sample` and its rows into `training`. Returns the
@@ -674,6 +704,15 @@ impl PageLabels {
         }
         for (hash, occurrence) in self.occurrences {
             findings.offer(host, hash, occurrence);
+        }
+        if let Some(blocks) = findings.blocks.as_mut() {
+            for (hash, occurrence) in self.blocks {
+                let slot = blocks.entry((host.to_string(), hash));
+                let held = slot.or_insert_with(|| occurrence.clone());
+                if occurrence < *held {
+                    *held = occurrence;
+                }
+            }
         }
         let Some(labelled) = self.labelled else {
             return Ok(self.roots);

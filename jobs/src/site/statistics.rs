@@ -135,25 +135,33 @@ impl Statistics {
     }
 
     /// The templates of every host this worker holds pages of, computed by all workers; for
-    /// ETDM, the first half of that ([`PendingEtdm::finish`] is the second).
-    pub fn learn(&self, worker: &mut Worker, local: Local) -> Learned {
+    /// ETDM, the first half of that ([`PendingEtdm::finish`] is the second). SiteLevel(θ)'s
+    /// sample comes back too: `--state` keeps it for the next night.
+    pub fn learn(&self, worker: &mut Worker, local: Local) -> (Learned, Option<LocalSample>) {
         match local {
-            Local::Counts(sample) => Learned::Templates(self.site_level(worker, sample)),
-            Local::Trees(trees) => Learned::Templates(dataflow::learn_mapped(
-                worker,
-                trees,
-                self.params.min_host_pages,
-                self.sample_pages,
-                self.limits,
-            )),
+            Local::Counts(sample) => {
+                let templates = self.site_level(worker, &sample);
+                (Learned::Templates(templates), Some(sample))
+            }
+            Local::Trees(trees) => {
+                let templates = dataflow::learn_mapped(
+                    worker,
+                    trees,
+                    self.params.min_host_pages,
+                    self.sample_pages,
+                    self.limits,
+                );
+                (Learned::Templates(templates), None)
+            }
             Local::Links(sample, links) => {
-                let fallback = self.site_level(worker, sample);
+                let fallback = self.site_level(worker, &sample);
                 let chosen = dataflow::learn_key_pages(worker, links, self.cs_size as usize);
-                Learned::Etdm(PendingEtdm {
+                let pending = PendingEtdm {
                     fallback,
                     chosen,
                     statistics: *self,
-                })
+                };
+                (Learned::Etdm(pending), None)
             }
         }
     }
@@ -161,7 +169,7 @@ impl Statistics {
     fn site_level(
         &self,
         worker: &mut Worker,
-        sample: LocalSample,
+        sample: &LocalSample,
     ) -> HashMap<String, HostTemplates> {
         dataflow::learn(worker, sample, self.params, self.kind)
             .into_iter()
@@ -230,6 +238,14 @@ impl PendingEtdm {
 }
 
 impl Local {
+    /// SiteLevel(θ)'s sample, which `--state` adds the state's pages to.
+    pub fn sample_mut(&mut self) -> Option<&mut LocalSample> {
+        match self {
+            Local::Counts(sample) => Some(sample),
+            _ => None,
+        }
+    }
+
     /// Hosts this worker read pages of.
     pub fn hosts(&self) -> usize {
         match self {

@@ -132,12 +132,16 @@ pub fn write_page(
         .unwrap();
 }
 
-/// Every row of every part file of `table`, each rendered as text, sorted.
-pub fn rows(out: &Path, table: &str) -> Vec<String> {
-    let mut rows = Vec::new();
-    let dir = out.join(table);
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
+/// The record batches of every part file of `table` under `out` (none when the folder is
+/// absent), failing on any other file there.
+pub fn batches(out: &Path, table: &str) -> Vec<arrow_array::RecordBatch> {
+    let Ok(entries) = std::fs::read_dir(out.join(table)) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    let mut batches = Vec::new();
+    for path in paths {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         assert!(
             name.starts_with("part-") && name.ends_with(".parquet"),
@@ -148,19 +152,55 @@ pub fn rows(out: &Path, table: &str) -> Vec<String> {
             .unwrap()
             .build()
             .unwrap();
-        for batch in reader {
-            let batch = batch.unwrap();
-            for row in 0..batch.num_rows() {
-                let cells: Vec<String> = batch
-                    .columns()
-                    .iter()
-                    .map(|column| cell(column.as_ref(), row))
-                    .collect();
-                rows.push(cells.join("\t"));
-            }
+        batches.extend(reader.map(|batch| batch.unwrap()));
+    }
+    batches
+}
+
+/// Every row of every part file of `table`, each rendered as text, sorted.
+pub fn rows(out: &Path, table: &str) -> Vec<String> {
+    let mut rows = Vec::new();
+    for batch in batches(out, table) {
+        for row in 0..batch.num_rows() {
+            let cells: Vec<String> = batch
+                .columns()
+                .iter()
+                .map(|column| cell(column.as_ref(), row))
+                .collect();
+            rows.push(cells.join("\t"));
         }
     }
     rows.sort();
+    rows
+}
+
+/// Every row of `table` under `dir`, as a map from column name to its text (floats as bits).
+pub fn named_rows(dir: &Path, table: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut rows = Vec::new();
+    for batch in batches(dir, table) {
+        for row in 0..batch.num_rows() {
+            let mut cells = std::collections::BTreeMap::new();
+            for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+                let text = match column.data_type() {
+                    arrow_schema::DataType::List(_) => {
+                        let list = column
+                            .as_any()
+                            .downcast_ref::<arrow_array::ListArray>()
+                            .unwrap();
+                        let values = list.value(row);
+                        let values = values
+                            .as_any()
+                            .downcast_ref::<arrow_array::UInt64Array>()
+                            .unwrap();
+                        format!("{:?}", values.values())
+                    }
+                    _ => cell(column.as_ref(), row),
+                };
+                cells.insert(field.name().clone(), text);
+            }
+            rows.push(cells);
+        }
+    }
     rows
 }
 

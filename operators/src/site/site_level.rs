@@ -154,6 +154,13 @@ impl BottomK {
         self.pages.keys().copied()
     }
 
+    /// The sampled pages (URL key, fingerprints) in key order.
+    pub fn pages(&self) -> impl Iterator<Item = (u64, &[u64])> + '_ {
+        self.pages
+            .iter()
+            .map(|(key, prints)| (*key, prints.as_slice()))
+    }
+
     /// The sampled pages in key order.
     pub fn into_pages(self) -> impl Iterator<Item = (u64, Vec<u64>)> {
         self.pages.into_iter()
