@@ -187,6 +187,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
         memory_budget: 1 << 30,
         spill_dir: None,
         all_training_rows: false,
+        resume: false,
     })?;
     print_findings(&out)?;
     println!(

@@ -50,6 +50,10 @@ pub struct RunArgs {
     /// (docs/benchmarks.md) and grow with the crawl instead of with its number of hosts.
     #[arg(long, conflicts_with = "no_training")]
     pub all_training_rows: bool,
+    /// Resume a killed job in --out: refuse if it was made with other settings or inputs,
+    /// otherwise start over (`run` keeps no stage's results on disk; see docs/cluster.md).
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// The page-level settings `run`, `apply` and `clean` share.
@@ -136,6 +140,10 @@ pub struct ApplyArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Resume a killed job in --out: refuse if it was made with other settings, inputs or
+    /// split, otherwise keep the input files it finished and read only the others.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// Parses `4G`, `512M`, `100k` or plain bytes.

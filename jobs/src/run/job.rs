@@ -11,6 +11,7 @@ use stencil_operators::site::labels::Scheme;
 use stencil_operators::site::site_level::HostModel;
 
 use super::page;
+use super::resume::Layout;
 use crate::fit::TrainSettings;
 use crate::site::statistics::Statistics;
 use crate::smoothing::Smoothing;
@@ -51,6 +52,10 @@ pub(super) struct Job {
     pub(super) worker_budget: usize,
     pub(super) spill_dir: PathBuf,
     pub(super) reporter: Arc<crate::progress::Counters>,
+    /// Whether parts are per worker or per file share, and whether finished shares of a killed
+    /// job are taken from their entries (`--resume`).
+    pub(super) layout: Layout,
+    pub(super) resume: bool,
 }
 
 pub(super) enum SiteSource {

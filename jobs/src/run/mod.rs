@@ -30,6 +30,7 @@ mod finish;
 mod job;
 pub mod page;
 mod report;
+mod resume;
 mod site_templates;
 pub mod store;
 mod worker;
@@ -45,6 +46,7 @@ pub use args::{ApplyArgs, PageArgs, RunArgs};
 pub use args::{DEFAULT_HIDDEN_THRESHOLD, DEFAULT_SITE_WEIGHT, MIN_TRAINING_HOSTS};
 use job::{Job, ModelPlan, SiteSource, TrainingRows};
 use report::{print_summary, write_run_json, WorkerReport};
+use resume::{Identity, Layout};
 use site_templates::{load_site_templates, refuse_text_block_templates};
 use worker::run_worker;
 
@@ -52,7 +54,6 @@ use crate::cluster::ClusterArgs;
 use crate::model_file::load_model;
 use crate::progress::Reporter;
 use crate::smoothing::Smoothing;
-use crate::tables;
 
 /// The tables `run` writes (`apply` writes all but `training`, and `site_templates` only
 /// when it is given them).
@@ -103,6 +104,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
         memory_budget: args.memory_budget,
         spill_dir: args.spill_dir.clone(),
         tables: &TABLES,
+        layout: Layout::Restart,
+        resume: args.resume,
+        site_templates_digest: None,
         configuration: serde_json::json!({
             "command": "run",
             "labels": site.labels.scheme().as_str(),
@@ -128,12 +132,13 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         Some(path) => format!("given: {}", path.display()),
         None => "shipped".to_string(),
     };
-    let site = match &args.site_templates {
+    let (site, site_templates_digest) = match &args.site_templates {
         Some(dir) => {
             refuse_text_block_templates(dir)?;
-            SiteSource::Loaded(load_site_templates(dir)?)
+            let digest = resume::site_templates_digest(dir)?;
+            (SiteSource::Loaded(load_site_templates(dir)?), Some(digest))
         }
-        None => SiteSource::None,
+        None => (SiteSource::None, None),
     };
     let tables: &[&str] = &["pages", "hosts", "segments", "records"];
     let setup = Setup {
@@ -150,6 +155,9 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         memory_budget: 0,
         spill_dir: None,
         tables,
+        layout: Layout::FileShares,
+        resume: args.resume,
+        site_templates_digest,
         configuration: serde_json::json!({
             "command": "apply",
             "site_templates": args.site_templates.as_ref().map(|p| p.display().to_string()),
@@ -173,6 +181,10 @@ struct Setup<'a> {
     memory_budget: u64,
     spill_dir: Option<PathBuf>,
     tables: &'a [&'a str],
+    layout: Layout,
+    resume: bool,
+    /// Of the site templates `apply` reads, for the job's identity.
+    site_templates_digest: Option<String>,
     configuration: serde_json::Value,
 }
 
@@ -188,12 +200,6 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
-    if setup.cluster.is_first_process() {
-        // Before any worker starts: other processes write only after the first dataflow,
-        // which cannot complete without this process.
-        tables::remove_earlier_parts(setup.out, &TABLES)?;
-        let _ = std::fs::remove_file(setup.out.join("run.json"));
-    }
     let reporter = Reporter::start(total_bytes / setup.cluster.processes.max(1) as u64);
     let workers = setup.cluster.workers.max(1);
     let job = Arc::new(Job {
@@ -210,7 +216,24 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         worker_budget: (setup.memory_budget / workers as u64) as usize,
         spill_dir: setup.spill_dir.unwrap_or_else(|| setup.out.join(".spill")),
         reporter: reporter.counters_arc(),
+        layout: setup.layout,
+        resume: setup.resume,
     });
+    let peers = setup.cluster.processes.max(1) * workers;
+    let identity = Identity::new(
+        &job,
+        &setup.configuration,
+        setup.site_templates_digest.clone(),
+        setup.layout,
+        peers,
+    )?;
+    if setup.cluster.is_first_process() {
+        // Before any worker of any process starts: timely connects every process first, and
+        // this one connects only after this.
+        resume::prepare(setup.out, &identity, setup.resume, setup.layout, &TABLES)?;
+    }
+    // Spill files a killed job left (each process its own, also before connecting).
+    resume::remove_stale_spill(&job.spill_dir);
     let start = Instant::now();
     let worker_job = job.clone();
     let guards = setup
@@ -231,6 +254,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
     let _ = std::fs::remove_dir(&job.spill_dir);
     if let Some(report) = &gathered {
         print_summary(&job, report, seconds);
+        crate::crash::kill_point("run-json");
         write_run_json(&job, report, seconds, &setup.configuration, setup.tables)?;
         errors.extend(report.failures.iter().cloned());
     }
