@@ -11,7 +11,6 @@ use stencil_operators::site::labels::Scheme;
 use stencil_operators::site::site_level::HostModel;
 
 use super::page;
-use super::resume::Layout;
 use crate::fit::TrainSettings;
 use crate::site::statistics::Statistics;
 use crate::smoothing::Smoothing;
@@ -65,4 +64,15 @@ pub(super) enum SiteSource {
     },
     Loaded(HashMap<String, HostModel>),
     None,
+}
+
+/// How a job's tables are laid out, and so what a resumed job can keep (`super::resume`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// One part per worker and table, complete only at the end (`run`): a resumed job starts
+    /// over.
+    Restart,
+    /// Parts per file share, each share finished with its `_done` entry (`apply`): a resumed
+    /// job keeps the finished shares.
+    FileShares,
 }

@@ -44,9 +44,9 @@ use stencil_operators::page_models::content::ContentModel;
 
 pub use args::{ApplyArgs, PageArgs, RunArgs};
 pub use args::{DEFAULT_HIDDEN_THRESHOLD, DEFAULT_SITE_WEIGHT, MIN_TRAINING_HOSTS};
-use job::{Job, ModelPlan, SiteSource, TrainingRows};
+use job::{Job, Layout, ModelPlan, SiteSource, TrainingRows};
 use report::{print_summary, write_run_json, WorkerReport};
-use resume::{Identity, Layout};
+use resume::Identity;
 use site_templates::{load_site_templates, refuse_text_block_templates};
 use worker::run_worker;
 

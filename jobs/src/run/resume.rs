@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use stencil_operators::inventory::{Inventory, Share};
 
 use super::finish::Tally;
-use super::job::{Job, ModelPlan};
+use super::job::{Job, Layout, ModelPlan};
 use super::report::{settings, WorkerReport};
 use crate::site::dataflow::{HostFact, LocalFindings};
 use crate::tables::{self, PartName};
@@ -36,17 +36,6 @@ use crate::tables::{self, PartName};
 pub(super) const IDENTITY: &str = "_job.json";
 /// The folder of `apply`'s entries, one per finished file share.
 pub(super) const DONE: &str = "_done";
-
-/// How a job's tables are laid out, and so what a resumed job can keep.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Layout {
-    /// One part per worker and table, complete only at the end (`run`): a resumed job starts
-    /// over.
-    Restart,
-    /// Parts per file share, each share finished with its `_done` entry (`apply`): a resumed
-    /// job keeps the finished shares.
-    FileShares,
-}
 
 /// What makes two jobs the same job: `OUT/_job.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -237,23 +226,9 @@ pub(super) fn prepare(
     tables: &[&str],
 ) -> Result<(), String> {
     let identity_path = out.join(IDENTITY);
-    let earlier = match std::fs::read_to_string(&identity_path) {
-        _ if !resume => None,
-        Ok(text) => Some(serde_json::from_str::<Identity>(&text).map_err(|e| {
-            format!(
-                "cannot resume {}: {} is unreadable ({e}); run without --resume to start over",
-                out.display(),
-                identity_path.display()
-            )
-        })?),
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            eprintln!(
-                "resume: {} holds no job to resume; starting it",
-                out.display()
-            );
-            None
-        }
-        Err(e) => return Err(format!("{}: {e}", identity_path.display())),
+    let earlier = match resume {
+        true => earlier_identity(out)?,
+        false => None,
     };
     let Some(earlier) = earlier else {
         // The identity goes first and comes back last: a job killed in between leaves no
@@ -302,6 +277,28 @@ pub(super) fn prepare(
         }
     }
     Ok(())
+}
+
+/// The identity of the job whose tables `out` holds, if it holds any.
+fn earlier_identity(out: &Path) -> Result<Option<Identity>, String> {
+    let path = out.join(IDENTITY);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| {
+            format!(
+                "cannot resume {}: {} is unreadable ({e}); run without --resume to start over",
+                out.display(),
+                path.display()
+            )
+        }),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            eprintln!(
+                "resume: {} holds no job to resume; starting it",
+                out.display()
+            );
+            Ok(None)
+        }
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
 }
 
 /// The names of the file shares with an entry in `OUT/_done`.

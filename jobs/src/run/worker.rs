@@ -16,9 +16,9 @@ use stencil_operators::site::site_level::{site_of, url_key};
 use timely::worker::Worker;
 
 use super::finish::{failed_row, finish, Finished, Parts, Tally};
-use super::job::{Job, ModelPlan, SiteSource, TrainingRows};
+use super::job::{Job, Layout, ModelPlan, SiteSource, TrainingRows};
 use super::report::{gather_reports, WorkerReport};
-use super::resume::{self, Layout, ShareStart};
+use super::resume::{self, ShareStart};
 use super::site_templates::site_roots;
 use super::store::{Kept, PageMeta, Store};
 use crate::fit::fit_and_broadcast;
