@@ -11,7 +11,8 @@
 //! panic in timely's network threads, and end the same way within moments.
 //!
 //! `STENCIL_INJECT_PANIC` makes a panic happen on purpose, for the tests that check this (and
-//! that per-page panics are contained): see [`Fault`].
+//! that per-page panics are contained): see [`Fault`]. `STENCIL_INJECT_KILL` makes the process
+//! kill itself with SIGKILL at a named point, for the tests of `--resume`: see [`kill_point`].
 
 use std::cell::RefCell;
 use std::io::Write;
@@ -53,6 +54,7 @@ impl Whereabouts {
 
     pub fn stage(&self, stage: &'static str) {
         *self.stage.lock().unwrap_or_else(|e| e.into_inner()) = stage;
+        kill_point_named("stage", stage);
     }
 
     pub fn file(&self, file: &str) {
@@ -199,9 +201,105 @@ pub fn enter(stage: &'static str, url: &str) {
     }
 }
 
+/// A point to be killed at, from `STENCIL_INJECT_KILL=POINT[:N]` (tests only): the N-th time
+/// (1 by default) any thread of this process reaches POINT.
+#[derive(Debug, PartialEq, Eq)]
+struct KillAt {
+    point: String,
+    nth: u64,
+}
+
+impl KillAt {
+    fn parse(text: &str) -> Option<KillAt> {
+        let (point, nth) = match text.rsplit_once(':') {
+            Some((point, n)) if n.parse::<u64>().is_ok() => (point, n.parse().ok()?),
+            _ => (text, 1),
+        };
+        (!point.is_empty()).then(|| KillAt {
+            point: point.to_string(),
+            nth,
+        })
+    }
+}
+
+fn kill_at() -> Option<&'static KillAt> {
+    static KILL_AT: OnceLock<Option<KillAt>> = OnceLock::new();
+    KILL_AT
+        .get_or_init(|| {
+            std::env::var("STENCIL_INJECT_KILL")
+                .ok()
+                .and_then(|text| KillAt::parse(&text))
+        })
+        .as_ref()
+}
+
+/// Kills this process with SIGKILL — no unwinding, no exit handlers, nothing flushed: what a
+/// preempted node or `kill -9` does — if `STENCIL_INJECT_KILL` names `point` and this is the
+/// N-th time the process reaches it. The points:
+/// - `record`: a record of `run` or `apply` is about to be handled;
+/// - `part-closed`: a part file is complete under its temporary name, not yet renamed;
+/// - `part-renamed`: a part file has just been given its final name;
+/// - `entry`: `apply` has just written a file share's `_done` entry;
+/// - `stage:NAME`: a worker starts stage NAME (`site statistics`, `labels`, `training`,
+///   `scoring, smoothing and cleaning pages`, `hosts and tables`, `done`);
+/// - `run-json`: every table is written and `run.json` is next.
+///
+/// Costs one load and compare when the variable is unset.
+pub fn kill_point(point: &str) {
+    if let Some(at) = kill_at() {
+        if at.point == point {
+            count_and_kill(at);
+        }
+    }
+}
+
+/// [`kill_point`] for `KIND:NAME`.
+fn kill_point_named(kind: &str, name: &str) {
+    if let Some(at) = kill_at() {
+        let matches = at
+            .point
+            .strip_prefix(kind)
+            .and_then(|rest| rest.strip_prefix(':'))
+            == Some(name);
+        if matches {
+            count_and_kill(at);
+        }
+    }
+}
+
+fn count_and_kill(at: &KillAt) {
+    static REACHED: AtomicU64 = AtomicU64::new(0);
+    if REACHED.fetch_add(1, Ordering::SeqCst) + 1 == at.nth {
+        let _ = writeln!(
+            std::io::stderr(),
+            "stencil: killing this process at {}:{} (STENCIL_INJECT_KILL)",
+            at.point,
+            at.nth
+        );
+        // SAFETY: kill takes no pointers; the signal cannot be caught, so the call does not
+        // return.
+        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Fault;
+    use super::{Fault, KillAt};
+
+    #[test]
+    fn kill_points_parse() {
+        let at = |point: &str, nth| {
+            Some(KillAt {
+                point: point.into(),
+                nth,
+            })
+        };
+        assert_eq!(KillAt::parse("record:40"), at("record", 40));
+        assert_eq!(KillAt::parse("entry"), at("entry", 1));
+        assert_eq!(KillAt::parse("stage:labels"), at("stage:labels", 1));
+        assert_eq!(KillAt::parse("stage:labels:2"), at("stage:labels", 2));
+        assert_eq!(KillAt::parse(""), None);
+    }
 
     #[test]
     fn faults_parse() {

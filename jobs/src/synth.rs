@@ -196,6 +196,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
         all_training_rows: false,
         state: None,
         state_max_age: None,
+        resume: false,
     })?;
     print_findings(&out)?;
     println!(

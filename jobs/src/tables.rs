@@ -1,5 +1,6 @@
-//! Writing the output tables: zstd Parquet, one part file per worker and table, written under
-//! a temporary name and renamed when complete, so a reader (or a rerun) never sees half a file.
+//! Writing the output tables: zstd Parquet, one part file per worker and table (in `apply`, per
+//! file share and table), written under a temporary name and renamed when complete, so a reader
+//! (or a rerun) never sees half a file.
 //!
 //! The rows are plain structs, turned into columns a row group at a time, except `training`'s,
 //! whose columns are filled as its rows arrive ([`TrainingColumns`]). Each table's columns come
@@ -23,6 +24,45 @@ use parquet::schema::types::ColumnPath;
 /// Rows per Parquet row group (and per batch handed to the writer).
 pub const ROW_GROUP: usize = 64 * 1024;
 
+/// What names a part file between `part-` and `.parquet`: a worker's index (`00003`), or the
+/// share of one input file (`f00012-s000`: file 12 of the sorted inputs, share 0), whose parts
+/// `apply` finishes file by file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartName(String);
+
+impl PartName {
+    /// The parts of share `part` of input file `file`.
+    pub fn share(file: usize, part: u64) -> PartName {
+        PartName(format!("f{file:05}-s{part:03}"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name of a finished part file (`part-NAME.parquet`) and of the one being written
+    /// (`.part-NAME.parquet.partial`, which no `part-*.parquet` pattern matches).
+    fn files(&self) -> (String, String) {
+        (
+            format!("part-{}.parquet", self.0),
+            format!(".part-{}.parquet.partial", self.0),
+        )
+    }
+
+    /// The name of a finished part file, if `file` is one.
+    pub fn of_file(file: &str) -> Option<PartName> {
+        let name = file.strip_prefix("part-")?.strip_suffix(".parquet")?;
+        Some(PartName(name.to_string()))
+    }
+}
+
+/// A worker's parts.
+impl From<usize> for PartName {
+    fn from(worker: usize) -> PartName {
+        PartName(format!("{worker:05}"))
+    }
+}
+
 /// One part file of one table.
 pub struct PartWriter {
     writer: ArrowWriter<File>,
@@ -31,17 +71,18 @@ pub struct PartWriter {
 }
 
 impl PartWriter {
-    /// `DIR/TABLE/part-WWWWW.parquet`, where WWWWW is the worker index.
+    /// `DIR/TABLE/part-NAME.parquet`, where NAME is the worker index or a file share
+    /// ([`PartName`]).
     pub fn create(
         dir: &Path,
         table: &str,
-        worker: usize,
+        name: impl Into<PartName>,
         schema: SchemaRef,
     ) -> Result<Self, String> {
         let table_dir = dir.join(table);
         std::fs::create_dir_all(&table_dir).map_err(|e| format!("{}: {e}", table_dir.display()))?;
-        let done = table_dir.join(format!("part-{worker:05}.parquet"));
-        let partial = table_dir.join(format!(".part-{worker:05}.parquet.partial"));
+        let (done, partial) = name.into().files();
+        let (done, partial) = (table_dir.join(done), table_dir.join(partial));
         let file = File::create(&partial).map_err(|e| format!("{}: {e}", partial.display()))?;
         let mut properties = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
@@ -83,7 +124,9 @@ impl PartWriter {
     pub fn finish(self) -> Result<PathBuf, String> {
         let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", self.partial.display());
         self.writer.close().map_err(|e| fail(&e))?;
+        crate::crash::kill_point("part-closed");
         std::fs::rename(&self.partial, &self.done).map_err(|e| fail(&e))?;
+        crate::crash::kill_point("part-renamed");
         Ok(self.done)
     }
 }
@@ -91,6 +134,16 @@ impl PartWriter {
 /// Removes part files of an earlier run, which a run with fewer workers would not overwrite
 /// (the names [`PartWriter::create`] gives, finished or not).
 pub fn remove_earlier_parts(out: &Path, tables: &[&str]) -> Result<(), String> {
+    remove_parts(out, tables, |_| true)
+}
+
+/// Removes the part files of `tables` that `which` picks, given each file's name: finished
+/// (`part-*`) or being written when a job was killed (`.part-*`).
+pub fn remove_parts(
+    out: &Path,
+    tables: &[&str],
+    which: impl Fn(&str) -> bool,
+) -> Result<(), String> {
     for table in tables {
         let dir = out.join(table);
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -99,7 +152,7 @@ pub fn remove_earlier_parts(out: &Path, tables: &[&str]) -> Result<(), String> {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with("part-") || name.starts_with(".part-") {
+            if (name.starts_with("part-") || name.starts_with(".part-")) && which(&name) {
                 std::fs::remove_file(entry.path())
                     .map_err(|e| format!("{}: {e}", entry.path().display()))?;
             }
@@ -663,12 +716,12 @@ impl<B: RowBuffer> StreamingPart<B> {
     fn with_buffer(
         dir: &Path,
         table: &str,
-        worker: usize,
+        name: impl Into<PartName>,
         schema: SchemaRef,
         buffer: B,
     ) -> Result<Self, String> {
         Ok(StreamingPart {
-            part: PartWriter::create(dir, table, worker, schema.clone())?,
+            part: PartWriter::create(dir, table, name, schema.clone())?,
             schema,
             buffer,
             rows: 0,
@@ -701,7 +754,7 @@ impl<R> StreamingPart<Rows<R>> {
     pub fn create(
         dir: &Path,
         table: &str,
-        worker: usize,
+        name: impl Into<PartName>,
         schema: SchemaRef,
         to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
     ) -> Result<Self, String> {
@@ -709,14 +762,14 @@ impl<R> StreamingPart<Rows<R>> {
             rows: Vec::with_capacity(ROW_GROUP),
             to_batch,
         };
-        Self::with_buffer(dir, table, worker, schema, rows)
+        Self::with_buffer(dir, table, name, schema, rows)
     }
 }
 
 impl StreamingPart<TrainingColumns> {
-    pub fn training(dir: &Path, worker: usize) -> Result<Self, String> {
+    pub fn training(dir: &Path, name: impl Into<PartName>) -> Result<Self, String> {
         let schema = stencil_schemas::training();
-        Self::with_buffer(dir, "training", worker, schema, TrainingColumns::new())
+        Self::with_buffer(dir, "training", name, schema, TrainingColumns::new())
     }
 }
 
@@ -733,11 +786,11 @@ impl StreamingPart<Rows<NodeScoreRow>> {
 }
 
 impl StreamingPart<Rows<RecordRow>> {
-    pub fn records(dir: &Path, worker: usize) -> Result<Self, String> {
+    pub fn records(dir: &Path, name: impl Into<PartName>) -> Result<Self, String> {
         Self::create(
             dir,
             "records",
-            worker,
+            name,
             stencil_schemas::records(),
             records_batch,
         )
@@ -745,17 +798,17 @@ impl StreamingPart<Rows<RecordRow>> {
 }
 
 impl StreamingPart<Rows<PageRow>> {
-    pub fn pages(dir: &Path, worker: usize) -> Result<Self, String> {
-        Self::create(dir, "pages", worker, stencil_schemas::pages(), pages_batch)
+    pub fn pages(dir: &Path, name: impl Into<PartName>) -> Result<Self, String> {
+        Self::create(dir, "pages", name, stencil_schemas::pages(), pages_batch)
     }
 }
 
 impl StreamingPart<Rows<SegmentRow>> {
-    pub fn segments(dir: &Path, worker: usize) -> Result<Self, String> {
+    pub fn segments(dir: &Path, name: impl Into<PartName>) -> Result<Self, String> {
         Self::create(
             dir,
             "segments",
-            worker,
+            name,
             stencil_schemas::segments(),
             segments_batch,
         )

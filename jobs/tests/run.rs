@@ -11,14 +11,7 @@ use std::process::Stdio;
 
 use common::{assert_same_tables, check, crawl, rows, scratch, stencil, two_processes};
 
-const TABLES: [&str; 6] = [
-    "pages",
-    "hosts",
-    "segments",
-    "site_templates",
-    "training",
-    "records",
-];
+const TABLES: [&str; 6] = common::RUN_TABLES;
 
 fn tables(out: &Path, names: &[&'static str]) -> BTreeMap<&'static str, Vec<String>> {
     names.iter().map(|&t| (t, rows(out, t))).collect()
@@ -322,8 +315,7 @@ fn a_missing_or_damaged_input_file_fails_the_run_by_name_and_keeps_its_records()
     let dir = scratch("run-bad-file");
     let files = crawl(&dir, 2);
     // Cut the second file in the middle of a gzip member.
-    let bytes = std::fs::read(&files[1]).unwrap();
-    std::fs::write(&files[1], &bytes[..bytes.len() / 2 + 7]).unwrap();
+    common::cut_in_a_member(&files[1]);
     // One worker per file, then three workers sharing each file's records.
     let mut reference: Option<Vec<String>> = None;
     for workers in ["1", "3"] {

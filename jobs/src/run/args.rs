@@ -60,6 +60,10 @@ pub struct RunArgs {
     /// templates are then reported as disappeared). Kept for ever when absent.
     #[arg(long, value_name = "NIGHTS", requires = "state", value_parser = clap::value_parser!(u32).range(1..))]
     pub state_max_age: Option<u32>,
+    /// Resume a killed job in --out: refuse if it was made with other settings or inputs,
+    /// otherwise start over (`run` keeps no stage's results on disk; see docs/cluster.md).
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// The page-level settings `run`, `apply` and `clean` share.
@@ -150,6 +154,10 @@ pub struct ApplyArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Resume a killed job in --out: refuse if it was made with other settings, inputs or
+    /// split, otherwise keep the input files it finished and read only the others.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// Parses `4G`, `512M`, `100k` or plain bytes.

@@ -13,7 +13,9 @@ use super::page;
 use super::store::{Kept, PageMeta};
 use crate::score::Scorer;
 use crate::site::dataflow::{HostFact, LocalFindings};
-use crate::tables::{PageRow, RecordRow, Rows, SegmentRow, StreamingPart, TrainingColumns};
+use crate::tables::{
+    PageRow, PartName, RecordRow, Rows, SegmentRow, StreamingPart, TrainingColumns,
+};
 
 /// What `finish` counts.
 #[derive(Default)]
@@ -123,7 +125,7 @@ pub(super) fn failed_row(warc_file: &Arc<str>, meta: &PageMeta, panic: &Panic) -
     }
 }
 
-/// A worker's streaming part files.
+/// A worker's streaming part files (in `apply`, a file share's).
 pub(super) struct Parts {
     pub(super) records: StreamingPart<Rows<RecordRow>>,
     pages: StreamingPart<Rows<PageRow>>,
@@ -132,14 +134,20 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    pub(super) fn create(out: &Path, worker: usize, job: &Job) -> Result<Parts, String> {
+    /// A worker's parts (`run`), or a file share's (`apply`).
+    pub(super) fn create(
+        out: &Path,
+        name: impl Into<PartName>,
+        job: &Job,
+    ) -> Result<Parts, String> {
+        let name = name.into();
         Ok(Parts {
-            records: StreamingPart::records(out, worker)?,
-            pages: StreamingPart::pages(out, worker)?,
-            segments: StreamingPart::segments(out, worker)?,
+            records: StreamingPart::records(out, name.clone())?,
+            pages: StreamingPart::pages(out, name.clone())?,
+            segments: StreamingPart::segments(out, name.clone())?,
             training: match (&job.site, job.training_rows) {
                 (SiteSource::Learn { .. }, TrainingRows::Sampled | TrainingRows::All) => {
-                    Some(StreamingPart::training(out, worker)?)
+                    Some(StreamingPart::training(out, name)?)
                 }
                 _ => None,
             },

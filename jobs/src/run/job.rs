@@ -54,6 +54,10 @@ pub(super) struct Job {
     /// `run --state`: where the site statistics carried from earlier nights are read and
     /// tonight's are written.
     pub(super) state: Option<crate::site::state::Plan>,
+    /// Whether parts are per worker or per file share, and whether finished shares of a killed
+    /// job are taken from their entries (`--resume`).
+    pub(super) layout: Layout,
+    pub(super) resume: bool,
 }
 
 pub(super) enum SiteSource {
@@ -63,4 +67,15 @@ pub(super) enum SiteSource {
     },
     Loaded(HashMap<String, HostModel>),
     None,
+}
+
+/// How a job's tables are laid out, and so what a resumed job can keep (`super::resume`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Layout {
+    /// One part per worker and table, complete only at the end (`run`): a resumed job starts
+    /// over.
+    Restart,
+    /// Parts per file share, each share finished with its `_done` entry (`apply`): a resumed
+    /// job keeps the finished shares.
+    FileShares,
 }

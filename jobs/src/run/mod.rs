@@ -30,24 +30,24 @@ mod finish;
 mod job;
 pub mod page;
 mod report;
+mod resume;
 mod site_templates;
 pub mod store;
 mod worker;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
 use stencil_operators::page_models::content::ContentModel;
-use stencil_operators::site::site_level::HostModel;
 use stencil_operators::site::templates::Method;
 
 pub use args::{ApplyArgs, PageArgs, RunArgs};
 pub use args::{DEFAULT_HIDDEN_THRESHOLD, DEFAULT_SITE_WEIGHT, MIN_TRAINING_HOSTS};
-use job::{Job, ModelPlan, SiteSource, TrainingRows};
+use job::{Job, Layout, ModelPlan, SiteSource, TrainingRows};
 use report::{print_summary, write_run_json, WorkerReport};
+use resume::Identity;
 use site_templates::{load_site_templates, refuse_text_block_templates};
 use worker::run_worker;
 
@@ -56,7 +56,6 @@ use crate::model_file::load_model;
 use crate::progress::Reporter;
 use crate::site::state::Plan;
 use crate::smoothing::Smoothing;
-use crate::tables;
 
 /// The tables `run` writes (`apply` writes all but `training`, and `site_templates` only
 /// when it is given them; `template_changes` comes only with `--state`).
@@ -138,6 +137,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             .state
             .clone()
             .map(|dir| (dir, args.state_max_age, state_statistics)),
+        layout: Layout::Restart,
+        resume: args.resume,
+        site_templates_digest: None,
         configuration: serde_json::json!({
             "command": "run",
             "state": args.state.as_ref().map(|p| p.display().to_string()),
@@ -165,13 +167,21 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         Some(path) => format!("given: {}", path.display()),
         None => "shipped".to_string(),
     };
-    let site = match (&args.site_templates, &args.state) {
+    let (site, site_templates_digest) = match (&args.site_templates, &args.state) {
         (Some(dir), _) => {
             refuse_text_block_templates(dir)?;
-            SiteSource::Loaded(load_site_templates(dir)?)
+            let digest = resume::site_templates_digest(dir)?;
+            (SiteSource::Loaded(load_site_templates(dir)?), Some(digest))
         }
-        (None, Some(root)) => SiteSource::Loaded(load_state_templates(root)?),
-        (None, None) => SiteSource::None,
+        (None, Some(root)) => {
+            let generation = current_generation(root)?;
+            let digest = resume::site_templates_digest(&generation)?;
+            (
+                SiteSource::Loaded(load_site_templates(&generation)?),
+                Some(digest),
+            )
+        }
+        (None, None) => (SiteSource::None, None),
     };
     let tables: &[&str] = &["pages", "hosts", "segments", "records"];
     let setup = Setup {
@@ -189,6 +199,9 @@ pub fn apply(args: &ApplyArgs) -> Result<ExitCode, String> {
         spill_dir: None,
         tables,
         state: None,
+        layout: Layout::FileShares,
+        resume: args.resume,
+        site_templates_digest,
         configuration: serde_json::json!({
             "command": "apply",
             "site_templates": args.site_templates.as_ref().map(|p| p.display().to_string()),
@@ -215,11 +228,15 @@ struct Setup<'a> {
     tables: &'a [&'a str],
     /// `run --state`: the state folder, `--state-max-age`, and the parameters it must match.
     state: Option<(PathBuf, Option<u32>, serde_json::Value)>,
+    layout: Layout,
+    resume: bool,
+    /// Of the site templates `apply` reads, for the job's identity.
+    site_templates_digest: Option<String>,
     configuration: serde_json::Value,
 }
 
-/// `apply --state`: the current templates of a state folder, as host models.
-fn load_state_templates(root: &Path) -> Result<HashMap<String, HostModel>, String> {
+/// `apply --state`: the current generation of a state folder, whose `site_templates` it reads.
+fn current_generation(root: &Path) -> Result<PathBuf, String> {
     let Some((generation, manifest)) = crate::site::state::current(root)? else {
         return Err(format!(
             "{}: no state here (it is made by `stencil run --state`)",
@@ -233,7 +250,7 @@ fn load_state_templates(root: &Path) -> Result<HashMap<String, HostModel>, Strin
             root.display()
         ));
     }
-    load_site_templates(&generation)
+    Ok(generation)
 }
 
 fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
@@ -256,15 +273,6 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         }
         None => None,
     };
-    if setup.cluster.is_first_process() {
-        // Before any worker starts: other processes write only after the first dataflow,
-        // which cannot complete without this process.
-        tables::remove_earlier_parts(setup.out, &TABLES)?;
-        let _ = std::fs::remove_file(setup.out.join("run.json"));
-        if let Some(plan) = &state {
-            plan.prepare()?;
-        }
-    }
     let reporter = Reporter::start(total_bytes / setup.cluster.processes.max(1) as u64);
     let workers = setup.cluster.workers.max(1);
     let job = Arc::new(Job {
@@ -282,7 +290,27 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
         spill_dir: setup.spill_dir.unwrap_or_else(|| setup.out.join(".spill")),
         reporter: reporter.counters_arc(),
         state,
+        layout: setup.layout,
+        resume: setup.resume,
     });
+    let peers = setup.cluster.processes.max(1) * workers;
+    let identity = Identity::new(
+        &job,
+        &setup.configuration,
+        setup.site_templates_digest.clone(),
+        setup.layout,
+        peers,
+    )?;
+    if setup.cluster.is_first_process() {
+        // Before any worker of any process starts: timely connects every process first, and
+        // this one connects only after this.
+        resume::prepare(setup.out, &identity, setup.resume, setup.layout, &TABLES)?;
+        if let Some(plan) = &job.state {
+            plan.prepare()?;
+        }
+    }
+    // Spill files a killed job left (each process its own, also before connecting).
+    resume::remove_stale_spill(&job.spill_dir);
     let start = Instant::now();
     let worker_job = job.clone();
     let guards = setup
@@ -303,6 +331,7 @@ fn execute(setup: Setup<'_>) -> Result<ExitCode, String> {
     let _ = std::fs::remove_dir(&job.spill_dir);
     if let Some(report) = &gathered {
         print_summary(&job, report, seconds);
+        crate::crash::kill_point("run-json");
         write_run_json(&job, report, seconds, &setup.configuration, setup.tables)?;
         errors.extend(report.failures.iter().cloned());
     }

@@ -40,6 +40,9 @@ pub(super) struct WorkerReport {
     pub(super) spilled_bytes: u64,
     pub(super) peak_kept_bytes: u64,
     pub(super) failures: Vec<String>,
+    /// File shares an earlier, killed `apply` had finished, taken from their `_done` entries
+    /// instead of read again.
+    pub(super) resumed_shares: u64,
     /// Set by worker 0: how the model was chosen.
     pub(super) model: Option<String>,
     pub(super) fallback: Option<String>,
@@ -67,6 +70,7 @@ impl WorkerReport {
         self.spilled_bytes += other.spilled_bytes;
         self.peak_kept_bytes = self.peak_kept_bytes.max(other.peak_kept_bytes);
         self.failures.extend(other.failures.iter().cloned());
+        self.resumed_shares += other.resumed_shares;
         self.model = self.model.take().or(other.model.clone());
         self.fallback = self.fallback.take().or(other.fallback.clone());
     }
@@ -159,35 +163,11 @@ pub(super) fn print_summary(job: &Job, report: &WorkerReport, seconds: f64) {
     eprintln!("tables -> {}", job.out.display());
 }
 
-pub(super) fn write_run_json(
-    job: &Job,
-    report: &WorkerReport,
-    seconds: f64,
-    configuration: &serde_json::Value,
-    tables: &[&str],
-) -> Result<(), String> {
-    let html_mb = report.inventory.html_bytes as f64 / 1e6;
-    let stages: Vec<serde_json::Value> = report
-        .seconds
-        .iter()
-        .map(|(stage, s)| {
-            serde_json::json!({
-                "stage": stage,
-                "seconds": s,
-                "html_mb_per_s": html_mb / s.max(1e-9),
-            })
-        })
-        .collect();
+/// The job's settings as `run.json` records them: the command's own (`configuration`) and the
+/// page-level ones every job has. The inputs are not among them.
+pub(super) fn settings(job: &Job, configuration: &serde_json::Value) -> serde_json::Value {
     let mut configuration = configuration.clone();
     if let Some(map) = configuration.as_object_mut() {
-        map.insert(
-            "inputs".into(),
-            job.names
-                .iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .into(),
-        );
         map.insert("smoothing_c".into(), as_given(job.smoothing.params.c));
         map.insert(
             "penalty".into(),
@@ -225,6 +205,39 @@ pub(super) fn write_run_json(
             map.insert("state_base".into(), base.into());
         }
     }
+    configuration
+}
+
+pub(super) fn write_run_json(
+    job: &Job,
+    report: &WorkerReport,
+    seconds: f64,
+    configuration: &serde_json::Value,
+    tables: &[&str],
+) -> Result<(), String> {
+    let html_mb = report.inventory.html_bytes as f64 / 1e6;
+    let stages: Vec<serde_json::Value> = report
+        .seconds
+        .iter()
+        .map(|(stage, s)| {
+            serde_json::json!({
+                "stage": stage,
+                "seconds": s,
+                "html_mb_per_s": html_mb / s.max(1e-9),
+            })
+        })
+        .collect();
+    let mut configuration = settings(job, configuration);
+    if let Some(map) = configuration.as_object_mut() {
+        map.insert(
+            "inputs".into(),
+            job.names
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .into(),
+        );
+    }
     let json = serde_json::json!({
         "stencil": env!("CARGO_PKG_VERSION"),
         "configuration": configuration,
@@ -259,6 +272,7 @@ pub(super) fn write_run_json(
         "stages": stages,
         "tables": tables,
         "failures": report.failures,
+        "resumed": { "file_shares": report.resumed_shares },
     });
     let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&job.out).map_err(|e| format!("{}: {e}", job.out.display()))?;

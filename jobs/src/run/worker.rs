@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use stencil_operators::contain::{contain, Panic};
 use stencil_operators::dom::subtree::summarize;
-use stencil_operators::inventory::{for_each_record, RecordEntry};
+use stencil_operators::inventory::{for_each_record, Inventory, RecordEntry};
 use stencil_operators::page_models::model::StratifiedSample;
 use stencil_operators::reading::page::Page;
 use stencil_operators::site::etdm::label_tree_exact;
@@ -16,8 +16,9 @@ use stencil_operators::site::site_level::{site_of, url_key};
 use timely::worker::Worker;
 
 use super::finish::{failed_row, finish, Finished, Parts, Tally};
-use super::job::{Job, ModelPlan, SiteSource, TrainingRows};
+use super::job::{Job, Layout, ModelPlan, SiteSource, TrainingRows};
 use super::report::{gather_reports, WorkerReport};
+use super::resume::{self, ShareStart};
 use super::site_templates::site_roots;
 use super::store::{Kept, PageMeta, Store};
 use crate::fit::fit_and_broadcast;
@@ -25,7 +26,7 @@ use crate::model_file::write_model;
 use crate::score::Scorer;
 use crate::site::dataflow::{self, HostFact, LocalFindings};
 use crate::site::statistics::Learned;
-use crate::tables::{self, RecordRow};
+use crate::tables::{self, PartName, RecordRow};
 
 /// One worker's whole job. Returns the merged report of all workers on worker 0.
 pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<WorkerReport>, String> {
@@ -51,9 +52,14 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
     // A failure to write stops this worker's work but not its part in the dataflows, or the
     // other workers would wait for it forever.
     let mut failure: Option<String> = None;
-    let mut parts = Parts::create(&job.out, index, job)
-        .map_err(|e| failure = Some(e))
-        .ok();
+    // `apply` writes parts per file share (made as each share begins), `run` per worker.
+    let by_share = job.layout == Layout::FileShares;
+    let mut parts = match by_share {
+        true => None,
+        false => Parts::create(&job.out, index, job)
+            .map_err(|e| failure = Some(e))
+            .ok(),
+    };
 
     // 1. Read: records, parse once, keep (or, in `apply`, finish at once).
     let learn = matches!(job.site, SiteSource::Learn { .. });
@@ -86,9 +92,26 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
         let mut last = stencil_operators::inventory::Progress::default();
         let counters = &job.reporter;
         here.file(name);
+        if by_share && job.resume {
+            if let Some(entry) = resume::finished(job, file, share) {
+                let totals = (&mut tally, &mut late_panics);
+                entry.restore(job, &mut report, totals, &mut findings, &mut loaded_hosts);
+                continue;
+            }
+        }
+        if by_share && failure.is_none() {
+            parts = Parts::create(&job.out, PartName::share(file, share.part), job)
+                .map_err(|e| failure = Some(e))
+                .ok();
+        }
+        let start = ShareStart::new((file, share), &tally, late_panics, &findings);
+        let mut inventory = Inventory::default();
+        // The share's hosts with site templates (`apply --site-templates`).
+        let mut site_hosts: BTreeSet<String> = BTreeSet::new();
         let visit = |entry: RecordEntry, page: Option<(Box<Page>, stencil_operators::dom::Dom)>| {
             here.offset(entry.offset);
             crate::crash::inject_worker_fault(index);
+            crate::crash::kill_point("record");
             if failure.is_some() {
                 return;
             }
@@ -141,8 +164,8 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
                         SiteSource::Loaded(models) => models.get(host),
                         _ => None,
                     };
-                    if site.is_some() && !loaded_hosts.contains(host) {
-                        loaded_hosts.insert(host.to_string());
+                    if site.is_some() && !site_hosts.contains(host) {
+                        site_hosts.insert(host.to_string());
                     }
                     let roots = site.map(|model| {
                         contain("labels", || {
@@ -174,20 +197,28 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
             add(&counters.html_bytes, p.html_bytes, last.html_bytes);
             last = p;
         };
-        let result = for_each_record(
-            path,
-            &job.limits,
-            share,
-            &mut report.inventory,
-            visit,
-            progress,
-        );
+        let result = for_each_record(path, &job.limits, share, &mut inventory, visit, progress);
+        report.inventory.merge(&inventory);
         // Every reader of a shared file meets the same failure; its first reader reports it.
-        if let (Err(e), 0) = (result, share.part) {
-            // Keep going: the file's records read so far are in `records`; the run fails at
-            // the end, naming the file.
-            report.failures.push(format!("{}: {e}", path.display()));
+        // Keep going: the file's records read so far are in `records`; the run fails at the
+        // end, naming the file.
+        let read_failure = match (result, share.part) {
+            (Err(e), 0) => Some(format!("{}: {e}", path.display())),
+            _ => None,
+        };
+        report.failures.extend(read_failure.clone());
+        // `apply`: the share's parts, then its entry, which makes it finished.
+        if by_share && failure.is_none() {
+            if let Some(done) = parts.take() {
+                let totals = (&tally, late_panics);
+                let written = done.finish().and_then(|_| {
+                    let (found, hosts) = (&findings, &site_hosts);
+                    start.write_entry(job, inventory, totals, found, hosts, read_failure)
+                });
+                failure = written.err();
+            }
         }
+        loaded_hosts.extend(site_hosts);
     }
     let next = if learn {
         "site statistics"

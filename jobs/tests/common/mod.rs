@@ -12,6 +12,16 @@ use arrow_array::{
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
+/// The tables `stencil run` writes.
+pub const RUN_TABLES: [&str; 6] = [
+    "pages",
+    "hosts",
+    "segments",
+    "site_templates",
+    "training",
+    "records",
+];
+
 pub fn stencil() -> Command {
     Command::new(env!("CARGO_BIN_EXE_stencil"))
 }
@@ -109,6 +119,13 @@ pub fn crawl_of(
         out.push(path);
     }
     out
+}
+
+/// Cuts a WARC file in the middle of a gzip member: a damaged input whose records after the cut
+/// are an unreadable stretch.
+pub fn cut_in_a_member(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    std::fs::write(path, &bytes[..bytes.len() / 2 + 7]).unwrap();
 }
 
 pub fn write_page(
