@@ -242,7 +242,9 @@ fn kill_at() -> Option<&'static KillAt> {
 /// - `entry`: `apply` has just written a file share's `_done` entry;
 /// - `stage:NAME`: a worker starts stage NAME (`site statistics`, `labels`, `training`,
 ///   `scoring, smoothing and cleaning pages`, `hosts and tables`, `done`);
-/// - `run-json`: every table is written and `run.json` is next.
+/// - `run-json`: every table is written and `run.json` is next;
+/// - `state-staged`: `run --state` has renamed tonight's generation, `CURRENT` is next;
+/// - `state-committed`: `CURRENT` names tonight's generation, the older ones are still there.
 ///
 /// Costs one load and compare when the variable is unset.
 pub fn kill_point(point: &str) {

@@ -351,3 +351,88 @@ fn a_night_that_dies_leaves_the_state_as_it_was() {
     assert!(generation(&state).ends_with("night-000002"));
     assert_eq!(walk(&generation(&state)), night2);
 }
+
+/// A night killed with SIGKILL anywhere — while reading, between stages, while the state's
+/// buckets are written, after its generation is renamed, after `CURRENT` names it — and run
+/// again with `--resume` gives the state and tables of an uninterrupted night.
+#[test]
+fn a_night_killed_anywhere_and_resumed_gives_the_same_state_and_tables() {
+    let dir = scratch("state-killed");
+    let files = common::crawl(&dir, 5);
+    let night = |state: &Path, out: &Path, kill: Option<&str>| {
+        let mut command = stencil();
+        command
+            .arg("run")
+            .args(&files[3..])
+            .arg("--out")
+            .arg(out)
+            .arg("--state")
+            .arg(state)
+            .args(["--resume", "-w", "2"]);
+        if let Some(point) = kill {
+            command.env("STENCIL_INJECT_KILL", point);
+        }
+        command.output().unwrap()
+    };
+    let relative = |state: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        let generation = generation(state);
+        walk(&generation)
+            .into_iter()
+            .map(|(path, bytes)| (path.strip_prefix(&generation).unwrap().to_path_buf(), bytes))
+            .collect()
+    };
+    let tables = [
+        "pages",
+        "hosts",
+        "site_templates",
+        "template_changes",
+        "records",
+    ];
+    let reference_state = dir.join("reference");
+    run(
+        &files[..3],
+        &dir.join("night1"),
+        &["--state", reference_state.to_str().unwrap()],
+    );
+    let killed_state = dir.join("killed");
+    // Night 1 of the state the kills are tried on is a copy of the reference's.
+    copy_dir(&reference_state, &killed_state);
+    let reference_out = dir.join("reference-out");
+    check(night(&reference_state, &reference_out, None));
+    let want = relative(&reference_state);
+    let want_tables: Vec<Vec<String>> = tables
+        .iter()
+        .map(|t| common::rows(&reference_out, t))
+        .collect();
+    for point in [
+        "record:40",
+        "stage:labels",
+        "part-renamed:20",
+        "state-staged",
+        "state-committed",
+    ] {
+        let out = dir.join(format!("out-{}", point.replace(':', "-")));
+        let killed = night(&killed_state, &out, Some(point));
+        assert!(!killed.status.success(), "{point}: the job was not killed");
+        check(night(&killed_state, &out, None));
+        assert_eq!(relative(&killed_state), want, "{point}: the state differs");
+        for (table, want) in tables.iter().zip(&want_tables) {
+            assert_eq!(&common::rows(&out, table), want, "{point}: {table} differs");
+        }
+        // The next kill starts again from night 1's state.
+        std::fs::remove_dir_all(&killed_state).unwrap();
+        copy_dir(
+            &reference_state.join("night-000001"),
+            &killed_state.join("night-000001"),
+        );
+        std::fs::write(killed_state.join("CURRENT"), "night-000001\n").unwrap();
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for (path, bytes) in walk(from) {
+        let target = to.join(path.strip_prefix(from).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(target, bytes).unwrap();
+    }
+}

@@ -209,10 +209,12 @@ impl Plan {
             std::fs::remove_dir_all(&done).map_err(|e| fail(&done, e))?;
         }
         std::fs::rename(&self.staging, &done).map_err(|e| fail(&done, e))?;
+        crate::crash::kill_point("state-staged");
         let pointer = self.root.join("CURRENT");
         let partial = self.root.join(".CURRENT.partial");
         std::fs::write(&partial, format!("{}\n", self.name)).map_err(|e| fail(&partial, e))?;
         std::fs::rename(&partial, &pointer).map_err(|e| fail(&pointer, e))?;
+        crate::crash::kill_point("state-committed");
         let keep: HashSet<&str> = [Some(self.name.as_str()), self.manifest.parent.as_deref()]
             .into_iter()
             .flatten()
