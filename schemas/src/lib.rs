@@ -136,23 +136,6 @@ pub fn state_samples() -> SchemaRef {
     ]))
 }
 
-/// The state's `blocks`: every block (fingerprint) of a host's sample, template or not, with
-/// its occurrence as `site_templates` would describe it (the first node in document order on
-/// the sampled page with the smallest URL key holding it), so that a block that becomes a
-/// template on a later night gets the row one run over every night would give it.
-pub fn state_blocks() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("host", DataType::Utf8, false),
-        Field::new("hash", DataType::UInt64, false),
-        Field::new("method", DataType::Utf8, false),
-        Field::new("url_key", DataType::UInt64, false),
-        Field::new("node", DataType::UInt32, false),
-        Field::new("url", DataType::Utf8, false),
-        Field::new("path", DataType::Utf8, false),
-        Field::new("text_sample", DataType::Utf8, false),
-    ]))
-}
-
 /// The state's `site_templates`: `site_templates`' columns for every host the state holds,
 /// and `node`, the occurrence's node on its page (pre-order index), which breaks ties when
 /// tonight re-reads the same URL.
@@ -323,7 +306,6 @@ mod tests {
             super::state_hosts(),
             super::state_samples(),
             super::state_templates(),
-            super::state_blocks(),
         ] {
             let mut names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
             let all = names.len();

@@ -274,9 +274,6 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
             ModelPlan::Train(settings) => Some(StratifiedSample::new(settings.sample_cap)),
             ModelPlan::Given(..) => None,
         };
-        if job.state.is_some() {
-            findings.blocks = Some(Default::default());
-        }
         // Per kept page: its template roots (`None` without a labelled host model), or the
         // panic that stopped its labelling.
         let mut roots_of: Vec<Result<Option<Vec<u32>>, Panic>> = Vec::with_capacity(store.len());
@@ -439,7 +436,6 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
     }
 
     // 6. Hosts and site templates.
-    let blocks = findings.blocks.take().unwrap_or_default();
     let (template_rows, host_rows) = dataflow::gather(worker, findings);
     report.template_rows = template_rows.len() as u64;
     report.hosts = host_rows.len() as u64;
@@ -450,7 +446,6 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
             models: &models,
             templates: template_rows.clone(),
             hosts: &host_rows,
-            blocks,
         };
         let saved = crate::site::state::save(worker, plan, carried, tonight, failure.is_some());
         let written = saved.and_then(|changes| {

@@ -575,23 +575,9 @@ impl HostFact {
 pub struct LocalFindings {
     pub occurrences: HashMap<(String, u64), Occurrence>,
     pub facts: Vec<(String, HostFact)>,
-    /// With `--state`: the first occurrence of every block (template or not) of the sampled
-    /// pages, by (host, fingerprint), so that a block that becomes a template on a later
-    /// night is described by the occurrence one run over every night would pick.
-    pub blocks: Option<HashMap<(String, u64), Occurrence>>,
 }
 
 impl LocalFindings {
-    /// Whether a block candidate at `(url_key, node)` could replace the one held (false when
-    /// blocks are not kept).
-    pub fn could_take_block(&self, host: &str, hash: u64, (url_key, node): (u64, u32)) -> bool {
-        self.blocks.as_ref().is_some_and(|blocks| {
-            blocks
-                .get(&(host.to_string(), hash))
-                .is_none_or(|held| (url_key, node) < (held.url_key, held.node))
-        })
-    }
-
     /// Whether a candidate at `(url_key, node)` for this template could replace the one held:
     /// most cannot, and their paths and text samples cost, so they are only made when this
     /// says yes.

@@ -42,7 +42,7 @@ use stencil_operators::site::labels::{self, Label, Scheme};
 use stencil_operators::site::rtdm::Limits as MappingLimits;
 use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
 use stencil_operators::site::site_level::{
-    block_roots, inside_templates, site_of, templated_text, url_key, Fingerprints, Params,
+    block_roots, inside_templates, site_of, templated_text, url_key, Params,
 };
 use stencil_operators::site::templates::{HostTemplates, Method};
 use timely::worker::Worker;
@@ -530,8 +530,6 @@ pub(crate) struct PageLabels {
     unmapped: bool,
     /// Candidates for `site_templates` rows: (hash, occurrence), sampled pages only.
     occurrences: Vec<(u64, Occurrence)>,
-    /// With `--state`, candidates for every block of a sampled page ([`LocalFindings::blocks`]).
-    blocks: Vec<(u64, Occurrence)>,
     /// Node labels with their features and paths, when the page gives training rows or
     /// examples.
     labelled: Option<Labelled>,
@@ -593,29 +591,13 @@ pub(crate) fn label_page(
         text: (total > 0).then_some((templated, total)),
         unmapped,
         occurrences: Vec::new(),
-        blocks: Vec::new(),
         labelled: None,
     };
-    let key = url_key(url);
-    let sampled = templates.in_sample(key);
-    if sampled && findings.blocks.is_some() && kind == Fingerprints::Subtrees {
-        // Every block's first node, as template roots are found (an element showing text).
-        let mut seen: HashSet<u64> = HashSet::new();
-        for (node, sum) in sums.iter().enumerate().take(dom.len()) {
-            if dom.element(node).is_none() || sum.text_chars == 0 {
-                continue;
-            }
-            let hash = sum.content_hash;
-            if !seen.insert(hash) || !findings.could_take_block(host, hash, (key, node as u32)) {
-                continue;
-            }
-            let block = occurrence(dom, (url, key), node, templates.method(), (0, 0));
-            found.blocks.push((hash, block));
-        }
-    }
     if !templates.labelled() {
         return found;
     }
+    let key = url_key(url);
+    let sampled = templates.in_sample(key);
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
         let mut seen: HashSet<u64> = HashSet::new();
@@ -704,15 +686,6 @@ impl PageLabels {
         }
         for (hash, occurrence) in self.occurrences {
             findings.offer(host, hash, occurrence);
-        }
-        if let Some(blocks) = findings.blocks.as_mut() {
-            for (hash, occurrence) in self.blocks {
-                let slot = blocks.entry((host.to_string(), hash));
-                let held = slot.or_insert_with(|| occurrence.clone());
-                if occurrence < *held {
-                    *held = occurrence;
-                }
-            }
         }
         let Some(labelled) = self.labelled else {
             return Ok(self.roots);

@@ -38,7 +38,7 @@ use arrow_array::{
 use arrow_schema::{DataType, Field, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde::{Deserialize, Serialize};
-use stencil_operators::site::site_level::BottomK;
+use stencil_operators::site::site_level::{url_key, BottomK};
 use stencil_operators::site::templates::HostTemplates;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
@@ -258,9 +258,6 @@ pub struct Carried {
     touched: HashMap<u64, String>,
     hosts: HashMap<String, HostState>,
     templates: HashMap<String, Vec<TemplateRow>>,
-    /// The best occurrence of every block of those hosts' samples, by (host, fingerprint),
-    /// except on the pages fetched again tonight.
-    blocks: HashMap<(String, u64), Occurrence>,
 }
 
 fn my_buckets(worker: &Worker) -> impl Iterator<Item = u64> {
@@ -365,20 +362,6 @@ pub fn load(
                         .push(row);
                 }
             })?;
-            for_each_row(
-                base,
-                "blocks",
-                bucket,
-                read_blocks,
-                |(host, hash, block)| {
-                    let host_key = host_key(&host);
-                    if carried.touched.contains_key(&host_key)
-                        && !fetched.contains(&(host_key, block.url_key))
-                    {
-                        carried.blocks.insert((host, hash), block);
-                    }
-                },
-            )?;
         }
         Ok(())
     };
@@ -388,9 +371,9 @@ pub fn load(
 
 impl Carried {
     /// Offers what the state knew of tonight's hosts to tonight's findings: each host's
-    /// previous templated fraction (for its `hosts` row), and the state's best occurrence of
-    /// each block that is a template under tonight's model, as a candidate for its
-    /// `site_templates` row (the smallest still wins, as in one run over every night).
+    /// previous templated fraction (for its `hosts` row), and each carried template row still
+    /// a template under tonight's model, on a page still sampled, as a candidate occurrence
+    /// for its `site_templates` row (the smallest still wins).
     pub fn offer(
         &self,
         night: u32,
@@ -407,20 +390,26 @@ impl Carried {
                 .facts
                 .push((host.clone(), HostFact::Previous { night, fraction }));
         }
-        for ((host, hash), block) in &self.blocks {
+        for (host, rows) in &self.templates {
             let Some(HostTemplates::SiteLevel(model)) = models.get(host) else {
                 continue;
             };
-            if !model.is_template(*hash) || !model.in_sample(block.url_key) {
-                continue;
-            }
-            if findings.could_take(host, *hash, (block.url_key, block.node)) {
+            for row in rows.iter().filter(|row| model.is_template(row.hash)) {
+                let key = url_key(&row.url);
+                if !model.in_sample(key) || !findings.could_take(host, row.hash, (key, row.node)) {
+                    continue;
+                }
                 let candidate = Occurrence {
-                    pages_with: model.counts.get(hash).copied().unwrap_or(0),
+                    url_key: key,
+                    method: row.method.clone(),
+                    node: row.node,
+                    url: row.url.clone(),
+                    path: row.path.clone(),
+                    text_sample: row.text_sample.clone(),
+                    pages_with: model.counts.get(&row.hash).copied().unwrap_or(0),
                     pages_sampled: model.pages_sampled,
-                    ..block.clone()
                 };
-                findings.offer(host, *hash, candidate);
+                findings.offer(host, row.hash, candidate);
             }
         }
     }
@@ -442,7 +431,6 @@ enum Routed {
     Host(HostState),
     Page(String, u64, Vec<u64>),
     Template(TemplateRow),
-    Block(String, u64, Occurrence),
 }
 
 /// Tonight's side of the new state, as one worker holds it after the job.
@@ -451,8 +439,6 @@ pub struct Tonight<'a> {
     pub models: &'a HashMap<String, HostTemplates>,
     pub templates: Vec<TemplateRow>,
     pub hosts: &'a [HostRow],
-    /// [`LocalFindings::blocks`] of tonight's sampled pages.
-    pub blocks: HashMap<(String, u64), Occurrence>,
 }
 
 /// Writes this worker's buckets of tonight's generation into the plan's staging folder: the
@@ -481,9 +467,6 @@ pub fn save(
         for row in tonight.templates {
             items.push((host_key(&row.host), Routed::Template(row)));
         }
-        for ((host, hash), block) in tonight.blocks {
-            items.push((host_key(&host), Routed::Block(host, hash, block)));
-        }
         for row in tonight.hosts {
             let state = HostState {
                 host: row.host.clone(),
@@ -505,10 +488,6 @@ pub fn save(
     let mut hosts: BTreeMap<u64, BTreeMap<String, HostState>> = BTreeMap::new();
     let mut pages: BTreeMap<u64, BTreeMap<(String, u64), Vec<u64>>> = BTreeMap::new();
     let mut templates: BTreeMap<u64, Vec<TemplateRow>> = BTreeMap::new();
-    let mut blocks: BTreeMap<u64, BTreeMap<(String, u64), Occurrence>> = BTreeMap::new();
-    // The largest URL key of each host's new sample: the state's blocks past it are on pages
-    // that left the sample.
-    let mut largest: HashMap<String, u64> = HashMap::new();
     for (key, routed) in received {
         let bucket = key % BUCKETS;
         match routed {
@@ -522,8 +501,6 @@ pub fn save(
                     .insert(row.host.clone(), row);
             }
             Routed::Page(host, url, prints) => {
-                let max = largest.entry(host.clone()).or_default();
-                *max = (*max).max(url);
                 let slot = pages.entry(bucket).or_default().entry((host, url));
                 let held = slot.or_default();
                 held.extend(prints);
@@ -531,16 +508,6 @@ pub fn save(
                 held.dedup();
             }
             Routed::Template(row) => templates.entry(bucket).or_default().push(row),
-            Routed::Block(host, hash, block) => {
-                offer_block(blocks.entry(bucket).or_default(), (host, hash), block)
-            }
-        }
-    }
-    for ((host, hash), block) in carried.blocks.iter() {
-        if largest.get(host).is_some_and(|&max| block.url_key <= max) {
-            let bucket = host_key(host) % BUCKETS;
-            let slot = (host.clone(), *hash);
-            offer_block(blocks.entry(bucket).or_default(), slot, block.clone());
         }
     }
     let touched = |host: &str| carried.touched.contains_key(&host_key(host));
@@ -564,7 +531,6 @@ pub fn save(
         }
         let mut new_pages = pages.remove(&bucket).unwrap_or_default();
         let mut new_templates = templates.remove(&bucket).unwrap_or_default();
-        let mut new_blocks = blocks.remove(&bucket).unwrap_or_default();
         if let Some(base) = plan.base() {
             let kept = |host: &str| !touched(host) && !aged.contains_key(host);
             for_each_row(
@@ -575,17 +541,6 @@ pub fn save(
                 |(host, url, prints)| {
                     if kept(&host) {
                         new_pages.insert((host, url), prints);
-                    }
-                },
-            )?;
-            for_each_row(
-                base,
-                "blocks",
-                bucket,
-                read_blocks,
-                |(host, hash, block)| {
-                    if kept(&host) {
-                        new_blocks.insert((host, hash), block);
                     }
                 },
             )?;
@@ -640,15 +595,6 @@ pub fn save(
             stencil_schemas::state_templates(),
             &new_templates,
             state_templates_batch,
-        )?;
-        let block_rows: Vec<((String, u64), Occurrence)> = new_blocks.into_iter().collect();
-        tables::write_part(
-            staging,
-            "blocks",
-            bucket as usize,
-            stencil_schemas::state_blocks(),
-            &block_rows,
-            blocks_batch,
         )?;
     }
     changes.sort_by(|a, b| {
@@ -709,45 +655,7 @@ pub fn write_changes(out: &Path, worker: usize, rows: &[ChangeRow]) -> Result<Pa
     tables::write_part(out, "template_changes", worker, schema, rows, changes_batch)
 }
 
-/// Keeps the smaller of two occurrences of one block.
-fn offer_block(
-    blocks: &mut BTreeMap<(String, u64), Occurrence>,
-    slot: (String, u64),
-    block: Occurrence,
-) {
-    match blocks.entry(slot) {
-        std::collections::btree_map::Entry::Occupied(mut held) => {
-            if block < *held.get() {
-                held.insert(block);
-            }
-        }
-        std::collections::btree_map::Entry::Vacant(free) => {
-            free.insert(block);
-        }
-    }
-}
-
-fn blocks_batch(
-    schema: &SchemaRef,
-    rows: &[((String, u64), Occurrence)],
-) -> Result<RecordBatch, String> {
-    tables::batch(
-        schema,
-        vec![
-            tables::strings(rows, |r| &r.0 .0),
-            tables::u64s(rows, |r| r.0 .1),
-            tables::strings(rows, |r| &r.1.method),
-            tables::u64s(rows, |r| r.1.url_key),
-            tables::u32s(rows, |r| r.1.node),
-            tables::strings(rows, |r| &r.1.url),
-            tables::strings(rows, |r| &r.1.path),
-            tables::strings(rows, |r| &r.1.text_sample),
-        ],
-    )
-}
-
-/// The columns that describe an occurrence, shared by the state's `blocks` and
-/// `site_templates`.
+/// The columns that describe an occurrence in the state's `site_templates`.
 struct Described<'a> {
     host: &'a StringArray,
     hash: &'a UInt64Array,
@@ -785,23 +693,6 @@ impl<'a> Described<'a> {
             pages_sampled: 0,
         }
     }
-}
-
-fn read_blocks(batch: &RecordBatch) -> Option<Vec<(String, u64, Occurrence)>> {
-    let described = Described::of(batch)?;
-    let key = column::<UInt64Array>(batch, "url_key")?;
-    Some(
-        (0..batch.num_rows())
-            .map(|i| {
-                let block = described.occurrence(i, key.value(i));
-                (
-                    described.host.value(i).to_string(),
-                    described.hash.value(i),
-                    block,
-                )
-            })
-            .collect(),
-    )
 }
 
 fn hosts_batch(schema: &SchemaRef, rows: &[HostState]) -> Result<RecordBatch, String> {
