@@ -634,9 +634,15 @@ fn template_changes(
             }
         }
     }
+    let old_by_host: HashMap<&str, HashSet<u64>> = carried
+        .templates
+        .iter()
+        .filter(|(host, _)| in_bucket(host))
+        .map(|(host, rows)| (host.as_str(), rows.iter().map(|r| r.hash).collect()))
+        .collect();
     for row in new_templates.iter().filter(|row| touched(&row.host)) {
-        let old = carried.templates.get(&row.host);
-        if !old.is_some_and(|old| old.iter().any(|o| o.hash == row.hash)) {
+        let old = old_by_host.get(row.host.as_str());
+        if !old.is_some_and(|old| old.contains(&row.hash)) {
             changes.push(ChangeRow {
                 night,
                 change: "appeared",
