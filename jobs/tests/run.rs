@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::{assert_same_tables, check, crawl, rows, scratch, stencil, two_processes};
+use common::{assert_same_tables, crawl, rows, scratch, stencil, two_processes};
 
 const TABLES: [&str; 6] = common::RUN_TABLES;
 
@@ -17,18 +17,7 @@ fn tables(out: &Path, names: &[&'static str]) -> BTreeMap<&'static str, Vec<Stri
     names.iter().map(|&t| (t, rows(out, t))).collect()
 }
 
-fn run(subcommand: &str, files: &[PathBuf], out: &Path, extra: &[&str]) -> String {
-    check(
-        stencil()
-            .arg(subcommand)
-            .args(files)
-            .arg("--out")
-            .arg(out)
-            .args(extra)
-            .output()
-            .unwrap(),
-    )
-}
+use common::job as run;
 
 fn run_json(out: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()

@@ -17,16 +17,7 @@ fn tables(out: &Path) -> BTreeMap<&'static str, Vec<String>> {
 }
 
 fn site(files: &[PathBuf], out: &Path, extra: &[&str]) -> String {
-    check(
-        stencil()
-            .arg("site")
-            .args(files)
-            .arg("--out")
-            .arg(out)
-            .args(extra)
-            .output()
-            .unwrap(),
-    )
+    common::job("site", files, out, extra)
 }
 
 #[test]

@@ -13,16 +13,7 @@ fn strs(args: &[String]) -> Vec<&str> {
 }
 
 fn run(files: &[PathBuf], out: &Path, extra: &[&str]) -> String {
-    check(
-        stencil()
-            .arg("run")
-            .args(files)
-            .arg("--out")
-            .arg(out)
-            .args(extra)
-            .output()
-            .unwrap(),
-    )
+    common::job("run", files, out, extra)
 }
 
 /// The rows of `table` projected on `columns`, sorted.

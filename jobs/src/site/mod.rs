@@ -606,9 +606,19 @@ pub(crate) fn label_page(
             if !seen.insert(hash) || !findings.could_take(host, hash, (key, node as u32)) {
                 continue;
             }
-            let counts = (templates.pages_with(hash), templates.pages_sampled());
-            let found_here = occurrence(dom, (url, key), node, templates.method(), counts);
-            found.occurrences.push((hash, found_here));
+            found.occurrences.push((
+                hash,
+                Occurrence {
+                    url_key: key,
+                    method: templates.method().as_str().to_string(),
+                    node: node as u32,
+                    url: url.to_string(),
+                    path: dom.path(node),
+                    text_sample: text::sample(dom, node, 200),
+                    pages_with: templates.pages_with(hash),
+                    pages_sampled: templates.pages_sampled(),
+                },
+            ));
         }
     }
     // The classifier learns from sampled pages only, so no host weighs more than its sample.
@@ -637,27 +647,6 @@ pub(crate) fn label_page(
         sampled: examples,
     });
     found
-}
-
-/// Node `node` of the page at `url` (with its URL key) as an occurrence of a block, described
-/// by its path and text sample, with the block's (pages with it, pages sampled).
-fn occurrence(
-    dom: &Dom,
-    (url, url_key): (&str, u64),
-    node: usize,
-    method: Method,
-    (pages_with, pages_sampled): (u32, u32),
-) -> Occurrence {
-    Occurrence {
-        url_key,
-        method: method.as_str().to_string(),
-        node: node as u32,
-        url: url.to_string(),
-        path: dom.path(node),
-        text_sample: text::sample(dom, node, 200),
-        pages_with,
-        pages_sampled,
-    }
 }
 
 impl PageLabels {

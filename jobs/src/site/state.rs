@@ -661,46 +661,6 @@ pub fn write_changes(out: &Path, worker: usize, rows: &[ChangeRow]) -> Result<Pa
     tables::write_part(out, "template_changes", worker, schema, rows, changes_batch)
 }
 
-/// The columns that describe an occurrence in the state's `site_templates`.
-struct Described<'a> {
-    host: &'a StringArray,
-    hash: &'a UInt64Array,
-    method: &'a StringArray,
-    node: &'a UInt32Array,
-    url: &'a StringArray,
-    path: &'a StringArray,
-    text: &'a StringArray,
-}
-
-impl<'a> Described<'a> {
-    fn of(batch: &'a RecordBatch) -> Option<Described<'a>> {
-        let string = |name| column::<StringArray>(batch, name);
-        Some(Described {
-            host: string("host")?,
-            hash: column::<UInt64Array>(batch, "hash")?,
-            method: string("method")?,
-            node: column::<UInt32Array>(batch, "node")?,
-            url: string("url")?,
-            path: string("path")?,
-            text: string("text_sample")?,
-        })
-    }
-
-    /// Row `i` as an occurrence on the page with `url_key` (no counts).
-    fn occurrence(&self, i: usize, url_key: u64) -> Occurrence {
-        Occurrence {
-            url_key,
-            method: self.method.value(i).to_string(),
-            node: self.node.value(i),
-            url: self.url.value(i).to_string(),
-            path: self.path.value(i).to_string(),
-            text_sample: self.text.value(i).to_string(),
-            pages_with: 0,
-            pages_sampled: 0,
-        }
-    }
-}
-
 fn hosts_batch(schema: &SchemaRef, rows: &[HostState]) -> Result<RecordBatch, String> {
     tables::batch(
         schema,
@@ -835,24 +795,30 @@ fn read_samples(batch: &RecordBatch) -> Option<Vec<(String, u64, Vec<u64>)>> {
 }
 
 fn read_templates(batch: &RecordBatch) -> Option<Vec<TemplateRow>> {
-    let described = Described::of(batch)?;
+    let string = |name| column::<StringArray>(batch, name);
+    let (host, method, path, text, url) = (
+        string("host")?,
+        string("method")?,
+        string("path")?,
+        string("text_sample")?,
+        string("url")?,
+    );
+    let hash = column::<UInt64Array>(batch, "hash")?;
     let with = column::<UInt32Array>(batch, "pages_with")?;
     let sampled = column::<UInt32Array>(batch, "pages_sampled")?;
+    let node = column::<UInt32Array>(batch, "node")?;
     Some(
         (0..batch.num_rows())
-            .map(|i| {
-                let found = described.occurrence(i, 0);
-                TemplateRow {
-                    host: described.host.value(i).to_string(),
-                    method: found.method,
-                    hash: described.hash.value(i),
-                    pages_with: with.value(i),
-                    pages_sampled: sampled.value(i),
-                    path: found.path,
-                    text_sample: found.text_sample,
-                    url: found.url,
-                    node: found.node,
-                }
+            .map(|i| TemplateRow {
+                host: host.value(i).to_string(),
+                method: method.value(i).to_string(),
+                hash: hash.value(i),
+                pages_with: with.value(i),
+                pages_sampled: sampled.value(i),
+                path: path.value(i).to_string(),
+                text_sample: text.value(i).to_string(),
+                url: url.value(i).to_string(),
+                node: node.value(i),
             })
             .collect(),
     )

@@ -80,6 +80,21 @@ impl Drop for Scratch {
     }
 }
 
+/// Runs `stencil SUBCOMMAND FILES --out OUT EXTRA...` and returns its stderr, failing the
+/// test if it fails.
+pub fn job(subcommand: &str, files: &[PathBuf], out: &Path, extra: &[&str]) -> String {
+    check(
+        stencil()
+            .arg(subcommand)
+            .args(files)
+            .arg("--out")
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap(),
+    )
+}
+
 pub fn check(out: std::process::Output) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{stderr}");
