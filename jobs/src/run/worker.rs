@@ -269,7 +269,12 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
         };
         lap(&mut report, "site statistics", "labels");
 
-        // 3. Labels, site-level fractions, training rows and the sample.
+        // 3. Labels, site-level fractions, training rows and the sample. The state's
+        // descriptions of tonight's hosts' templates go first: a page's occurrence of a
+        // template is then described only when it would replace the state's.
+        if let (Some(carried), Some(plan)) = (&carried, &job.state) {
+            carried.offer(plan.night(), &models, &mut findings);
+        }
         let mut train_sample = match &job.plan {
             ModelPlan::Train(settings) => Some(StratifiedSample::new(settings.sample_cap)),
             ModelPlan::Given(..) => None,
@@ -330,9 +335,6 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
             findings
                 .facts
                 .push((host.clone(), HostFact::of_templates(templates)));
-        }
-        if let (Some(carried), Some(plan)) = (&carried, &job.state) {
-            carried.offer(plan.night(), &models, &mut findings);
         }
         lap(&mut report, "labels", "training");
 

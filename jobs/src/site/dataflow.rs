@@ -1,13 +1,16 @@
 //! The small dataflows of `stencil site` (and `run`), kept apart from the reading and
 //! labelling so they stay thin. All are differential-dataflow collections at epoch 0, counted in
-//! arrangements keyed by (host, …). SiteLevel(θ) takes two rounds ([`learn`]): every host's
+//! arrangements keyed by (host, …), except the template candidates of [`gather`], of which
+//! only a minimum is wanted. SiteLevel(θ) takes two rounds ([`learn`]): every host's
 //! sample first, then the fingerprints of the hosts whose sample is large enough for labels.
 //!
 //! What crosses workers is compact: per sampled page its host and URL key, and for the hosts
-//! with labels its fingerprints (or, for RTDM-TD, its label tree: [`learn_mapped`]); per host
-//! its page count; on the way back, per host its model (or template tree). Never HTML.
+//! with labels its fingerprints (a state's pages: each (host, fingerprint) once, with the
+//! number of pages it is on), or for RTDM-TD its label tree ([`learn_mapped`]); per host its
+//! page count; on the way back, per host its model (or template tree). Never HTML.
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
@@ -35,6 +38,12 @@ pub struct LocalSample {
     /// This worker's bottom-k sample of each host. The global sample of a host is the bottom-k
     /// of the union, which is inside the union of the local ones: nothing else is sent.
     pub samples: BTreeMap<String, BottomK>,
+    /// `run --state`: the state's sampled pages of the hosts whose bucket this worker owns,
+    /// none of them fetched again tonight (a URL read again counts with tonight's copy). Their
+    /// URL keys join the sample like tonight's; their fingerprints are counted on this worker
+    /// and enter the counting as one weighted update per (host, fingerprint) instead of one
+    /// per page and fingerprint, so the history a night carries costs it little.
+    pub carried: BTreeMap<String, BottomK>,
 }
 
 /// Runs SiteLevel(θ) over all workers' samples and returns the model of every host this
@@ -120,7 +129,7 @@ fn sample_sizes(
         holders_in.insert((host, me));
         pages_in.update(host, count);
     });
-    for (host, sample) in &local.samples {
+    for (host, sample) in local.samples.iter().chain(&local.carried) {
         let host = host_key(host);
         for key in sample.keys() {
             candidates_in.insert((host, key));
@@ -149,23 +158,26 @@ fn count_fingerprints(
     let me = worker.index() as u64;
     let back: Back<(u64, u32)> = Rc::default();
     let sink = back.clone();
-    let (mut occurrences_in, mut keep_in, mut holders_in, probe) =
-        worker.dataflow::<u64, _, _>(|scope| {
+    let (mut occurrences_in, mut carried_in, mut keep_in, mut holders_in, probe) = worker
+        .dataflow::<u64, _, _>(|scope| {
             let (occurrences_in, occurrences) = scope.new_collection::<((u64, u64), u64), isize>();
+            let (carried_in, carried) = scope.new_collection::<(u64, u64), isize>();
             let (keep_in, keep) = scope.new_collection::<(u64, u32), isize>();
             let (holders_in, holders) = scope.new_collection::<(u64, u64), isize>();
-            // A URL read twice (by two workers) counts once: distinct before counting. Every
+            // A URL read twice (by two workers) counts once: distinct before counting. The
+            // state's pages are other URLs, already counted per (host, fingerprint). Every
             // holder of a host offers its threshold: distinct, so it joins once.
             let kept = occurrences
                 .distinct()
                 .map(|((host, _key), fingerprint)| (host, fingerprint))
+                .concat(carried)
                 .count()
                 .map(|((host, fingerprint), count)| (host, (fingerprint, count as u32)))
                 .join(keep.distinct())
                 .filter(|(_, ((_, count), keep_from))| count >= keep_from)
                 .map(|(host, (kept, _))| (host, kept));
             let probe = back_to_holders(kept, holders, sink);
-            (occurrences_in, keep_in, holders_in, probe)
+            (occurrences_in, carried_in, keep_in, holders_in, probe)
         });
     for (&host, &(keep_from, _)) in labelled {
         keep_in.insert((host, keep_from));
@@ -185,10 +197,27 @@ fn count_fingerprints(
             }
         }
     }
+    for (host, sample) in &local.carried {
+        let host = host_key(host);
+        let Some(&(_, largest)) = labelled.get(&host) else {
+            continue;
+        };
+        let mut counts: HashMap<u64, isize> = HashMap::new();
+        for (_, fingerprints) in sample.pages().take_while(|(key, _)| *key <= largest) {
+            for &fingerprint in fingerprints {
+                *counts.entry(fingerprint).or_default() += 1;
+            }
+        }
+        for (fingerprint, count) in counts {
+            carried_in.update((host, fingerprint), count);
+        }
+    }
     occurrences_in.advance_to(1);
+    carried_in.advance_to(1);
     keep_in.advance_to(1);
     holders_in.advance_to(1);
     occurrences_in.flush();
+    carried_in.flush();
     keep_in.flush();
     holders_in.flush();
     crate::cluster::finish_round(worker, &probe);
@@ -573,7 +602,9 @@ impl HostFact {
 /// What one worker found in the second pass.
 #[derive(Default)]
 pub struct LocalFindings {
-    pub occurrences: HashMap<(String, u64), Occurrence>,
+    /// Per host, each template's smallest occurrence seen so far (looked up by `&str`, with
+    /// no allocation: most candidates are refused).
+    occurrences: HashMap<String, HashMap<u64, Occurrence>>,
     pub facts: Vec<(String, HostFact)>,
 }
 
@@ -583,21 +614,35 @@ impl LocalFindings {
     /// says yes.
     pub fn could_take(&self, host: &str, hash: u64, (url_key, node): (u64, u32)) -> bool {
         self.occurrences
-            .get(&(host.to_string(), hash))
+            .get(host)
+            .and_then(|held| held.get(&hash))
             .is_none_or(|held| (url_key, node) <= (held.url_key, held.node))
     }
 
     /// Keeps the smaller of two candidates for the same template.
     pub fn offer(&mut self, host: &str, hash: u64, candidate: Occurrence) {
-        match self.occurrences.entry((host.to_string(), hash)) {
-            std::collections::hash_map::Entry::Occupied(mut best) => {
-                if candidate < *best.get() {
-                    best.insert(candidate);
-                }
-            }
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(candidate);
-            }
+        if !self.occurrences.contains_key(host) {
+            self.occurrences.insert(host.to_string(), HashMap::new());
+        }
+        if let Some(held) = self.occurrences.get_mut(host) {
+            keep_smallest(held, hash, candidate);
+        }
+    }
+}
+
+/// Keeps in `held` the smaller of `candidate` and the occurrence held for `key`.
+fn keep_smallest<K: std::hash::Hash + Eq>(
+    held: &mut HashMap<K, Occurrence>,
+    key: K,
+    candidate: Occurrence,
+) {
+    match held.entry(key) {
+        Entry::Occupied(mut best) if candidate < *best.get() => {
+            best.insert(candidate);
+        }
+        Entry::Occupied(_) => {}
+        Entry::Vacant(slot) => {
+            slot.insert(candidate);
         }
     }
 }
@@ -605,33 +650,35 @@ impl LocalFindings {
 /// Gathers the second pass's findings by (host, hash) and by host and returns the
 /// `site_templates` and `hosts` rows this worker owns.
 pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, Vec<HostRow>) {
-    let template_rows: Rc<RefCell<Vec<TemplateRow>>> = Rc::default();
+    let best: Rc<RefCell<HashMap<(String, u64), Occurrence>>> = Rc::default();
     let host_rows: Rc<RefCell<Vec<HostRow>>> = Rc::default();
-    let (template_sink, host_sink) = (template_rows.clone(), host_rows.clone());
+    let (best_sink, host_sink) = (best.clone(), host_rows.clone());
 
     let (mut occurrences_in, mut facts_in, probe) = worker.dataflow::<u64, _, _>(|scope| {
-        let (occurrences_in, occurrences) =
-            scope.new_collection::<((String, u64), Occurrence), isize>();
+        use timely::container::CapacityContainerBuilder;
+        use timely::dataflow::channels::pact::Exchange;
+        use timely::dataflow::operators::generic::operator::Operator;
+        use timely::dataflow::operators::vec::Input as _;
+        type Candidate = ((String, u64), Occurrence);
+        let (occurrences_in, occurrences) = scope.new_input::<Candidate>();
         let (facts_in, facts) = scope.new_collection::<(String, HostFact), isize>();
-        let (probe, _) = occurrences
-            .reduce(|_key, candidates, out| out.push((candidates[0].0.clone(), 1isize)))
-            .inner
-            .inspect(move |(((host, hash), best), _, diff)| {
-                if *diff > 0 {
-                    template_sink.borrow_mut().push(TemplateRow {
-                        host: host.clone(),
-                        method: best.method.clone(),
-                        hash: *hash,
-                        pages_with: best.pages_with,
-                        pages_sampled: best.pages_sampled,
-                        path: best.path.clone(),
-                        text_sample: best.text_sample.clone(),
-                        url: best.url.clone(),
-                        node: best.node,
-                    })
+        // A template's row is the smallest of its candidates: a minimum, kept as they arrive
+        // at the worker owning (host, hash), so no arrangement of them is built (the hosts of
+        // a large state can have millions).
+        let route = Exchange::new(|((host, hash), _): &Candidate| host_key(host) ^ hash);
+        let probe = occurrences
+            .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(route, "Smallest", |_, _| {
+                move |input, _| {
+                    let mut best = best_sink.borrow_mut();
+                    input.for_each(|_, candidates| {
+                        for (key, candidate) in candidates.drain(..) {
+                            keep_smallest(&mut best, key, candidate);
+                        }
+                    });
                 }
             })
-            .probe();
+            .probe()
+            .0;
         facts
             .reduce(|host, facts, out| out.push((host_row(host, facts), 1isize)))
             .inner
@@ -643,18 +690,36 @@ pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, V
             .probe_with(&probe);
         (occurrences_in, facts_in, probe)
     });
-    for (key, occurrence) in local.occurrences {
-        occurrences_in.insert((key, occurrence));
+    for (host, held) in local.occurrences {
+        for (hash, occurrence) in held {
+            occurrences_in.send(((host.clone(), hash), occurrence));
+        }
     }
     for fact in local.facts {
         facts_in.insert(fact);
     }
     occurrences_in.advance_to(1);
+    drop(occurrences_in);
     facts_in.advance_to(1);
-    occurrences_in.flush();
     facts_in.flush();
     crate::cluster::finish_round(worker, &probe);
-    (template_rows.take(), host_rows.take())
+    let mut template_rows: Vec<TemplateRow> = best
+        .take()
+        .into_iter()
+        .map(|((host, hash), best)| TemplateRow {
+            host,
+            method: best.method,
+            hash,
+            pages_with: best.pages_with,
+            pages_sampled: best.pages_sampled,
+            path: best.path,
+            text_sample: best.text_sample,
+            url: best.url,
+            node: best.node,
+        })
+        .collect();
+    template_rows.sort_unstable_by(|a, b| (&a.host, a.hash).cmp(&(&b.host, b.hash)));
+    (template_rows, host_rows.take())
 }
 
 /// A host row in a form differential can order (fractions as bits).

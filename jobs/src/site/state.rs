@@ -258,6 +258,9 @@ pub struct Carried {
     touched: HashMap<u64, String>,
     hosts: HashMap<String, HostState>,
     templates: HashMap<String, Vec<TemplateRow>>,
+    /// This worker's buckets holding a host tonight does not touch: only those are read
+    /// again when the state is written.
+    untouched: HashSet<u64>,
 }
 
 fn my_buckets(worker: &Worker) -> impl Iterator<Item = u64> {
@@ -292,8 +295,9 @@ fn to_owners<D: timely::ExchangeData + Clone>(
     received.take()
 }
 
-/// Adds the state's share of every host tonight touches to `sample` (its page count and its
-/// sampled pages), for the worker owning the host's bucket, and returns the old rows it read.
+/// Adds the state's share of every host tonight touches to `sample` (its page count, and its
+/// sampled pages as [`LocalSample::carried`]), for the worker owning the host's bucket, and
+/// returns the old rows it read.
 /// Every worker takes part, even with `plan` failing to read: the error comes back with what
 /// was read.
 pub fn load(
@@ -333,6 +337,8 @@ pub fn load(
                 if carried.touched.contains_key(&host_key(&row.host)) {
                     *sample.pages.entry(row.host.clone()).or_default() += row.pages;
                     carried.hosts.insert(row.host.clone(), row);
+                } else {
+                    carried.untouched.insert(bucket);
                 }
             })?;
             for_each_row(
@@ -346,7 +352,7 @@ pub fn load(
                         && !fetched.contains(&(host_key, key))
                     {
                         sample
-                            .samples
+                            .carried
                             .entry(host)
                             .or_insert_with(|| BottomK::new(k))
                             .offer(key, prints);
@@ -510,13 +516,25 @@ pub fn save(
             Routed::Template(row) => templates.entry(bucket).or_default().push(row),
         }
     }
+    // The state's pages still in their host's sample, all of this worker's buckets.
+    for (host, sample) in &tonight.sample.carried {
+        let Some(model) = tonight.models.get(host) else {
+            continue;
+        };
+        let bucket = host_key(host) % BUCKETS;
+        let held = pages.entry(bucket).or_default();
+        for (url, prints) in sample.pages().filter(|(url, _)| model.in_sample(*url)) {
+            held.insert((host.clone(), url), prints.to_vec());
+        }
+    }
     let touched = |host: &str| carried.touched.contains_key(&host_key(host));
     let mut changes = Vec::new();
     for bucket in my_buckets(worker) {
         // The hosts kept as they were, and those that aged out.
         let mut new_hosts = hosts.remove(&bucket).unwrap_or_default();
         let mut aged: HashMap<String, Option<f64>> = HashMap::new();
-        if let Some(base) = plan.base() {
+        let base = plan.base().filter(|_| carried.untouched.contains(&bucket));
+        if let Some(base) = base {
             for_each_row(base, "hosts", bucket, read_hosts, |row: HostState| {
                 if touched(&row.host) {
                     return;
@@ -531,7 +549,7 @@ pub fn save(
         }
         let mut new_pages = pages.remove(&bucket).unwrap_or_default();
         let mut new_templates = templates.remove(&bucket).unwrap_or_default();
-        if let Some(base) = plan.base() {
+        if let Some(base) = base {
             let kept = |host: &str| !touched(host) && !aged.contains_key(host);
             for_each_row(
                 base,
