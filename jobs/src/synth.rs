@@ -164,6 +164,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             host_sample: Params::default().host_sample,
             method: site::MethodArg::SiteLevel,
             sample_pages: stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES,
+            min_cluster_pages: stencil_operators::site::clusters::DEFAULT_MIN_CLUSTER_PAGES,
             cs_size: 3,
             cs_threshold: 2,
             no_training: false,

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use stencil_operators::reading::page::{to_page, Outcome};
 use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
 use stencil_operators::reading::warc::{self, FileSummary, Limits, ReadItem};
-use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, MappedTemplate, Method};
 
 /// `../shared` beside the repository (or `$STENCIL_SHARED`). When it is missing, tests that
 /// need it print a notice and skip — unless `STENCIL_REQUIRE_SHARED=1` (CI), where a missing
@@ -199,12 +199,15 @@ pub fn rtdm_over(
         &stencil_operators::reading::page::Page,
         &stencil_operators::dom::Dom,
         &[bool],
-        Option<&stencil_operators::site::rtdm_template::Template>,
+        &[stencil_operators::site::rtdm_template::Template],
     ),
 ) {
     use std::collections::BTreeMap;
+    use stencil_operators::site::clusters::{
+        find_templates, DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD,
+    };
     use stencil_operators::site::rtdm::Limits as MapLimits;
-    use stencil_operators::site::rtdm_template::{find_template, label_tree};
+    use stencil_operators::site::rtdm_template::label_tree;
     use stencil_operators::site::site_level::{site_of, url_key};
     let mut samples: BTreeMap<String, BTreeMap<(u64, String), _>> = BTreeMap::new();
     for_each_page_of(files, |page, dom| {
@@ -220,16 +223,21 @@ pub fn rtdm_over(
     });
     let templates: BTreeMap<String, _> = samples
         .into_iter()
-        .filter_map(|(host, pages)| {
-            let template = find_template(pages.into_values(), max_pages, MapLimits::default())?;
-            Some((host, template))
+        .map(|(host, pages)| {
+            let groups = (DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD);
+            let pages = pages.into_values().collect();
+            (
+                host,
+                find_templates(pages, groups, max_pages, MapLimits::default()),
+            )
         })
+        .filter(|(_, found)| !found.is_empty())
         .collect();
     let mapped: BTreeMap<&str, HostTemplates> = templates
         .iter()
-        .map(|(host, t)| {
-            let mapped = mapped_host(Method::Rtdm, t.tree.clone(), t.pages_used);
-            (host.as_str(), mapped)
+        .map(|(host, found)| {
+            let trees = found.iter().map(|t| (t.tree.clone(), t.pages_used));
+            (host.as_str(), mapped_host(Method::Rtdm, trees))
         })
         .collect();
     for_each_page_of(files, |page, dom| {
@@ -238,8 +246,10 @@ pub fn rtdm_over(
             Some(host) => inside_of(page, dom, host),
             None => vec![false; dom.len()],
         };
-        let template = templates.get(site);
-        visit(page, dom, &inside, template);
+        let found = templates
+            .get(site)
+            .map_or(&[][..], |found| found.as_slice());
+        visit(page, dom, &inside, found);
     });
 }
 
@@ -490,9 +500,10 @@ pub fn etdm_apply(
         .chain(crawl.site_level.keys())
         .map(|site| {
             let held = match templates.hosts.get(site) {
-                Some((host, Some(template))) => {
-                    mapped_host(Method::Etdm, template.clone(), host.pages_used)
-                }
+                Some((host, Some(template))) => mapped_host(
+                    Method::Etdm,
+                    std::iter::once((template.clone(), host.pages_used)),
+                ),
                 _ => HostTemplates::SiteLevel(
                     crawl.site_level.get(site).cloned().unwrap_or_default(),
                 ),
@@ -510,19 +521,20 @@ pub fn etdm_apply(
     });
 }
 
-/// A mapping method's template for one host, as the job holds it.
+/// A mapping method's templates for one host (each with the pages it was found from), as the
+/// job holds them.
 fn mapped_host(
     method: Method,
-    template: stencil_operators::site::rtdm::Tree,
-    pages_used: u32,
+    found: impl Iterator<Item = (stencil_operators::site::rtdm::Tree, u32)>,
 ) -> HostTemplates {
+    let (trees, used): (Vec<_>, Vec<u32>) = found.unzip();
     HostTemplates::Mapped(MappedHost {
         method,
         pages: 0,
         sample_max_key: 0,
-        template: Some(template),
-        pages_used,
-        min_count: pages_used,
+        templates: trees.into_iter().map(MappedTemplate::new).collect(),
+        pages_used: used.iter().sum(),
+        min_count: used.iter().copied().min().unwrap_or(0),
     })
 }
 

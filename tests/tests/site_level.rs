@@ -81,7 +81,7 @@ fn synthetic_crawl_templates_match_the_generators_gold() {
         method.over(&file, |page, dom, inside, host| {
             match host {
                 HostRun::SiteLevel(model) => assert!(model.labelled, "{}", page.host),
-                HostRun::Rtdm(template) => assert!(template.is_some(), "{}", page.host),
+                HostRun::Rtdm(found) => assert!(!found.is_empty(), "{}", page.host),
                 HostRun::Etdm(host) => {
                     etdm_hosts.insert(page.host.clone(), host.clone());
                 }
@@ -156,8 +156,8 @@ enum Method {
 /// What a method's run says of a page's host.
 enum HostRun<'a> {
     SiteLevel(&'a HostModel),
-    /// The host's RTDM-TD template, if it has one.
-    Rtdm(Option<&'a Template>),
+    /// The host's RTDM-TD templates (none, or one per group of its sample pages).
+    Rtdm(&'a [Template]),
     Etdm(&'a EtdmHost),
 }
 
@@ -303,8 +303,8 @@ fn removal_by_host(
         HostRun::SiteLevel(model) => {
             accounts.account(&page.url, dom, inside, model.template_count() as u64)
         }
-        HostRun::Rtdm(template) => {
-            let size = template.map_or(0, |t| t.tree.len() as u64);
+        HostRun::Rtdm(found) => {
+            let size = found.iter().map(|t| t.tree.len() as u64).sum();
             accounts.account(&page.url, dom, inside, size)
         }
         HostRun::Etdm(host) => accounts.account_etdm(&page.url, dom, inside, host),
@@ -516,6 +516,66 @@ fn rtdm_templates_keep_main_content_and_remove_half_of_what_site_level_does() {
     assert!(
         removed >= 0.5 * site_level_removed,
         "RTDM-TD removes {removed:.3} of the other text, SiteLevel {site_level_removed:.3}"
+    );
+}
+
+/// Hosts with two templates each: dragnet's hosts with at least 10 pages, sorted and mixed
+/// in pairs under one name (`docs/bench/make_mixed.py` builds the same crawl). RTDM-TD over
+/// all of a mixed host's pages keeps nothing below `<html>`; grouping the sample pages by
+/// structure first gives each design its template.
+#[test]
+fn rtdm_finds_a_template_for_each_design_of_hosts_mixed_in_pairs() {
+    let Some(dir) = shared_dir("data/dragnet") else {
+        return;
+    };
+    let mut pages = gold::dragnet(&dir, 10);
+    let hosts: Vec<String> = gold::host_counts(&pages).into_keys().collect();
+    let mixed: BTreeMap<&str, String> = hosts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i / 2 < hosts.len() / 2)
+        .map(|(i, host)| (host.as_str(), format!("mix{}.example", i / 2)))
+        .collect();
+    pages.retain(|p| mixed.contains_key(p.host.as_str()));
+    for page in &mut pages {
+        let name = mixed[page.host.as_str()].clone();
+        let path = page.url.split_once("://").map_or("", |(_, rest)| rest);
+        page.url = format!("http://{name}/{path}");
+        page.host = name;
+    }
+    assert!(pages.len() > 300, "{} pages", pages.len());
+    let per_host = removal_by_host(
+        &pages,
+        "mixed-rtdm.warc.gz",
+        Method::Rtdm(DEFAULT_SAMPLE_PAGES),
+    );
+    for (host, r) in &per_host {
+        eprintln!(
+            "{host:18} gold lost {:5.2}%  other text removed {:5.1}%  template nodes {}",
+            100.0 * r.lost(),
+            100.0 * r.removed(),
+            r.template_size
+        );
+    }
+    assert_eq!(per_host.len(), hosts.len() / 2);
+    for (host, r) in &per_host {
+        assert!(r.template_size > 0, "{host}: no template");
+    }
+    let all = total(&per_host);
+    eprintln!(
+        "mixed hosts: {:.3}% of gold tokens lost, {:.1}% of the other text removed",
+        100.0 * all.lost(),
+        100.0 * all.removed()
+    );
+    assert!(
+        all.lost() <= 0.03,
+        "{:.3}% of gold lost",
+        100.0 * all.lost()
+    );
+    assert!(
+        all.removed() >= 0.2,
+        "{:.3} of the other text removed",
+        all.removed()
     );
 }
 

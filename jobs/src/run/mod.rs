@@ -147,6 +147,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             "labels": site.labels.scheme().as_str(),
             "method": statistics.method.as_str(),
             "sample_pages": site.sample_pages,
+            "min_cluster_pages": site.min_cluster_pages,
             "theta": site.theta,
             "min_host_pages": site.min_host_pages,
             "host_sample": site.host_sample,

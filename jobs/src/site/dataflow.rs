@@ -18,12 +18,12 @@ use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::input::Input;
 use differential_dataflow::VecCollection;
 use serde::{Deserialize, Serialize};
+use stencil_operators::site::clusters::find_templates;
 use stencil_operators::site::etdm::template_of_key_page;
 use stencil_operators::site::menu_graph::{key_page_and_cs, GraphPage};
 use stencil_operators::site::rtdm::{Labelled, Limits, Tree, TreeParts};
-use stencil_operators::site::rtdm_template::find_template;
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
-use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, MappedTemplate, Method};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
@@ -278,8 +278,8 @@ fn smaller_tree(a: Tree, b: Tree) -> Tree {
 
 /// A label tree as it crosses workers: (URL key, the tree's parts).
 type SentTree = (u64, TreeParts);
-/// A host's template as it comes back: the tree's parts, pages used, pages too large.
-type SentTemplate = Option<(TreeParts, u32, u32)>;
+/// A host's templates as they come back: each tree's parts and the pages it was found from.
+type SentTemplates = Vec<(TreeParts, u32)>;
 
 /// Runs a mapping method (RTDM-TD) over all workers' samples and returns the templates of every
 /// host this worker holds pages of. Each host's template is found on the worker that owns the
@@ -288,12 +288,12 @@ pub fn learn_mapped(
     worker: &mut Worker,
     local: LocalTrees,
     min_host_pages: u32,
-    sample_pages: u32,
+    (sample_pages, groups): (u32, (u32, f64)),
     limits: Limits,
 ) -> HashMap<String, HostTemplates> {
     let names = host_names(&local.pages);
     let me = worker.index() as u64;
-    let back: Back<(u64, u32, u64, SentTemplate)> = Rc::default();
+    let back: Back<(u64, u32, u64, SentTemplates)> = Rc::default();
     let sink = back.clone();
 
     let (mut pages_in, mut trees_in, mut holders_in, probe) =
@@ -310,16 +310,18 @@ pub fn learn_mapped(
                 sample.truncate(k);
                 let largest = sample.last().map_or(0, |page| page.0);
                 let sampled = sample.len() as u32;
-                let template = (sampled >= min_host_pages.max(2))
-                    .then(|| {
-                        let trees = sample
-                            .iter()
-                            .filter_map(|(_, parts)| Tree::from_parts(parts.clone()).ok());
-                        find_template(trees, sample_pages, limits)
-                    })
-                    .flatten()
-                    .map(|t| (t.tree.to_parts(), t.pages_used, t.pages_too_large));
-                out.push(((sampled, largest, template), 1isize));
+                let mut found = Vec::new();
+                if sampled >= min_host_pages.max(2) {
+                    let trees = sample
+                        .iter()
+                        .filter_map(|(_, parts)| Tree::from_parts(parts.clone()).ok())
+                        .collect();
+                    found = find_templates(trees, groups, sample_pages, limits)
+                        .into_iter()
+                        .map(|t| (t.tree.to_parts(), t.pages_used))
+                        .collect();
+                }
+                out.push(((sampled, largest, found), 1isize));
             });
             let found = pages.count().join(templates).map(
                 |(host, (total, (sampled, largest, template)))| {
@@ -349,22 +351,30 @@ pub fn learn_mapped(
     crate::cluster::finish_round(worker, &probe);
 
     let mut templates = HashMap::new();
-    for (host, (pages, pages_sampled, sample_max_key, template)) in arrived(back) {
+    for (host, (pages, pages_sampled, sample_max_key, found)) in arrived(back) {
         let Some(name) = names.get(&host) else {
             continue;
         };
-        let template = template.and_then(|(parts, pages_used, _too_large)| {
-            Some((Tree::from_parts(parts).ok()?, pages_used))
-        });
+        let found: Vec<(Tree, u32)> = found
+            .into_iter()
+            .filter_map(|(parts, used)| Some((Tree::from_parts(parts).ok()?, used)))
+            .collect();
         // A host without a template reports the sample pages it offered.
-        let pages_used = template.as_ref().map_or(pages_sampled, |t| t.1);
+        let pages_used = match found.is_empty() {
+            true => pages_sampled,
+            false => found.iter().map(|t| t.1).sum(),
+        };
+        let min_count = found.iter().map(|t| t.1).min().unwrap_or(pages_used);
         let host = MappedHost {
             method: Method::Rtdm,
             pages,
             sample_max_key,
-            template: template.map(|t| t.0),
+            templates: found
+                .into_iter()
+                .map(|t| MappedTemplate::new(t.0))
+                .collect(),
             pages_used,
-            min_count: pages_used,
+            min_count,
         };
         templates.insert(name.clone(), HostTemplates::Mapped(host));
     }

@@ -38,6 +38,7 @@ use stencil_operators::page_models::features;
 use stencil_operators::page_models::model::{Model, StratifiedSample};
 use stencil_operators::reading::page::Page;
 use stencil_operators::site::blocks;
+use stencil_operators::site::clusters::DEFAULT_MIN_CLUSTER_PAGES;
 use stencil_operators::site::labels::{self, Label, Scheme};
 use stencil_operators::site::rtdm::Limits as MappingLimits;
 use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
@@ -97,6 +98,11 @@ pub struct SiteArgs {
     /// RTDM-TD's sample pages per host, chosen by URL hash (seed 002's MaxPages).
     #[arg(long, default_value_t = DEFAULT_SAMPLE_PAGES)]
     pub sample_pages: u32,
+    /// RTDM-TD: a host's sample pages are first grouped by structure (its templates: home,
+    /// article and listing pages, redesigns), and a template is learned from each group of at
+    /// least this many pages; a page is cleaned by the template it fits best.
+    #[arg(long, default_value_t = DEFAULT_MIN_CLUSTER_PAGES)]
+    pub min_cluster_pages: u32,
     /// ETDM: pages of the key page's menu that must all link to each other (seed 004's n-CS).
     #[arg(long, default_value_t = 3)]
     pub cs_size: u32,
@@ -142,6 +148,9 @@ impl SiteArgs {
             if self.sample_pages < 2 {
                 return Err("--sample-pages must be at least 2".to_string());
             }
+            if self.min_cluster_pages < 2 {
+                return Err("--min-cluster-pages must be at least 2".to_string());
+            }
         }
         if method == Method::Etdm && (self.cs_size == 0 || self.cs_threshold > self.cs_size) {
             return Err(format!(
@@ -154,6 +163,7 @@ impl SiteArgs {
             params: self.params(),
             kind: self.labels.scheme().fingerprints(),
             sample_pages: self.sample_pages,
+            min_cluster_pages: self.min_cluster_pages,
             cs_size: self.cs_size,
             cs_threshold: self.cs_threshold,
             limits: MAPPING_LIMITS,

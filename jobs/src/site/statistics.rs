@@ -23,11 +23,12 @@ use std::collections::HashMap;
 
 use stencil_operators::dom::subtree::Subtree;
 use stencil_operators::dom::Dom;
+use stencil_operators::site::clusters::DEFAULT_THRESHOLD;
 use stencil_operators::site::menu_graph::{graph_page, page_key, GraphPage};
 use stencil_operators::site::rtdm::{Limits, Tree};
 use stencil_operators::site::rtdm_template::label_tree;
 use stencil_operators::site::site_level::{fingerprints, BottomK, Fingerprints, Params};
-use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, MappedTemplate, Method};
 use timely::worker::Worker;
 use url::Url;
 
@@ -41,6 +42,9 @@ pub struct Statistics {
     pub kind: Fingerprints,
     /// RTDM-TD's sample pages per host (seed 002's MaxPages).
     pub sample_pages: u32,
+    /// RTDM-TD's smallest group of sample pages alike in structure that a template is learned
+    /// from ([`stencil_operators::site::clusters::find_templates`]).
+    pub min_cluster_pages: u32,
     /// ETDM's complete subdigraph size n and threshold t (seed 004, Algorithm 3).
     pub cs_size: u32,
     pub cs_threshold: u32,
@@ -148,7 +152,10 @@ impl Statistics {
                     worker,
                     trees,
                     self.params.min_host_pages,
-                    self.sample_pages,
+                    (
+                        self.sample_pages,
+                        (self.min_cluster_pages, DEFAULT_THRESHOLD),
+                    ),
                     self.limits,
                 );
                 (Learned::Templates(templates), None)
@@ -226,7 +233,7 @@ impl PendingEtdm {
                 method: Method::Etdm,
                 pages: model.pages,
                 sample_max_key: model.sample_max_key,
-                template: Some(template),
+                templates: vec![MappedTemplate::new(template)],
                 // The key page and the CS pages mapped.
                 pages_used: pages_used + 1,
                 min_count: cs_threshold + 1,

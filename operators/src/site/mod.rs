@@ -9,12 +9,14 @@
 //! from them to judge pages of every other host.
 //!
 //! [`rtdm`]: the restricted (and exact) top-down mapping; [`rtdm_template`]: a template from a
-//! few sample pages by that mapping (seed 002); [`embedding`]: a mapped template found in a
-//! page in one pass, the removal of both mapping methods.
+//! few sample pages by that mapping (seed 002); [`clusters`]: those pages grouped by structure
+//! first, a template per group; [`embedding`]: a mapped template found in a page in one pass,
+//! the removal of both mapping methods.
 //! [`menu_graph`]: a key page and the pages its menu links to (seed 004's complete subdigraph).
 //! [`etdm`]: the key page's template, by exact top-down mapping onto those pages (seed 004).
 
 pub mod blocks;
+pub mod clusters;
 pub mod embedding;
 pub mod etdm;
 pub mod labels;

@@ -12,6 +12,7 @@
 
 use crate::dom::subtree::Subtree;
 use crate::dom::Dom;
+use crate::site::clusters;
 use crate::site::embedding::embedded_roots;
 use crate::site::etdm::label_tree_exact;
 use crate::site::rtdm::{Labelled, Limits, TooLarge, Tree};
@@ -52,14 +53,33 @@ pub struct MappedHost {
     /// most this (RTDM-TD's sample pages; for ETDM, SiteLevel(θ)'s sample, which the
     /// classifier's examples come from whatever the method).
     pub sample_max_key: u64,
-    /// The template, when one was found.
-    pub template: Option<Tree>,
-    /// Pages the template was found from: RTDM-TD's sample pages mapped; ETDM's key page and
+    /// The templates found: ETDM's one, or RTDM-TD's one per group of its sample pages alike
+    /// in structure ([`crate::site::clusters`]), in the order of the groups' first pages.
+    pub templates: Vec<MappedTemplate>,
+    /// Pages the templates were found from: RTDM-TD's sample pages mapped; ETDM's key page and
     /// the pages of its complete subdigraph mapped.
     pub pages_used: u32,
-    /// Pages a template node is on at least: all of RTDM-TD's; the key page and t others for
-    /// ETDM.
+    /// Pages a template node is on at least: every page of its group for RTDM-TD (the
+    /// smallest group's count); the key page and t others for ETDM.
     pub min_count: u32,
+}
+
+/// One template of a host, with what a page is matched to it by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MappedTemplate {
+    pub tree: Tree,
+    /// The template's element paths ([`clusters::signature`]): every page it was found from has
+    /// them all.
+    pub signature: Vec<u64>,
+}
+
+impl MappedTemplate {
+    pub fn new(tree: Tree) -> MappedTemplate {
+        MappedTemplate {
+            signature: clusters::signature(&tree),
+            tree,
+        }
+    }
 }
 
 impl MappedHost {
@@ -69,7 +89,7 @@ impl MappedHost {
             method,
             pages,
             sample_max_key,
-            template: None,
+            templates: Vec::new(),
             pages_used: 0,
             min_count: 0,
         }
@@ -103,7 +123,7 @@ impl HostTemplates {
     pub fn labelled(&self) -> bool {
         match self {
             HostTemplates::SiteLevel(model) => model.labelled,
-            HostTemplates::Mapped(host) => host.template.is_some(),
+            HostTemplates::Mapped(host) => !host.templates.is_empty(),
         }
     }
 
@@ -130,7 +150,7 @@ impl HostTemplates {
     pub fn template_size(&self) -> u64 {
         match self {
             HostTemplates::SiteLevel(model) => model.template_count() as u64,
-            HostTemplates::Mapped(host) => host.template.as_ref().map_or(0, |t| t.len() as u64),
+            HostTemplates::Mapped(host) => host.templates.iter().map(|t| t.tree.len() as u64).sum(),
         }
     }
 
@@ -164,16 +184,49 @@ impl HostTemplates {
             HostTemplates::SiteLevel(model) => return Ok(template_roots(dom, sums, model, kind)),
             HostTemplates::Mapped(host) => host,
         };
-        let Some(template) = &host.template else {
-            return Ok(vec![None; dom.len()]);
-        };
         // Seed 002's removal: the template found in the page in one top-down pass, for both
         // mapping methods; the least-cost mapping is for finding templates.
         let roots = match host.method {
-            Method::Etdm => embedded_roots(template, &label_tree_exact(dom), limits.max_cells)?,
-            _ => embedded_roots(template, &PageTree::new(dom, sums), limits.max_cells)?,
+            Method::Etdm => {
+                let page = label_tree_exact(dom);
+                match host.template_of(&page) {
+                    Some(template) => embedded_roots(&template.tree, &page, limits.max_cells)?,
+                    None => Vec::new(),
+                }
+            }
+            _ => {
+                let page = PageTree::new(dom, sums);
+                match host.template_of(&page) {
+                    Some(template) => embedded_roots(&template.tree, &page, limits.max_cells)?,
+                    None => Vec::new(),
+                }
+            }
         };
         Ok(hashed_roots(sums, &roots))
+    }
+}
+
+impl MappedHost {
+    /// The template a page is cleaned by: the host's only one, or of several the one whose
+    /// element paths the page has most of, if it has at least [`clusters::DEFAULT_THRESHOLD`]
+    /// of them (a page of a design no group had fits none). Ties go to the first group.
+    pub fn template_of(&self, page: &impl Labelled) -> Option<&MappedTemplate> {
+        match self.templates.as_slice() {
+            [] => None,
+            [only] => Some(only),
+            several => {
+                let paths = clusters::signature(page);
+                let mut best: Option<(f64, &MappedTemplate)> = None;
+                for template in several {
+                    let fit = clusters::containment(&template.signature, &paths);
+                    if best.is_none_or(|(b, _)| fit > b) {
+                        best = Some((fit, template));
+                    }
+                }
+                best.filter(|(fit, _)| *fit >= clusters::DEFAULT_THRESHOLD)
+                    .map(|(_, t)| t)
+            }
+        }
     }
 }
 
@@ -196,6 +249,7 @@ mod tests {
     use super::*;
     use crate::dom::parse;
     use crate::dom::subtree::summarize;
+    use crate::site::clusters::find_templates;
     use crate::site::rtdm_template::{find_template, label_tree};
 
     fn page(body: &str) -> String {
@@ -222,7 +276,7 @@ mod tests {
             sample_max_key: 0,
             pages_used: template.pages_used,
             min_count: template.pages_used,
-            template: Some(template.tree),
+            templates: vec![MappedTemplate::new(template.tree)],
         });
         assert!(host.labelled());
         assert_eq!((host.pages_sampled(), host.min_count()), (3, 3));
@@ -249,5 +303,77 @@ mod tests {
             .roots(&fourth, &sums, Fingerprints::Subtrees, Limits::default())
             .unwrap();
         assert!(roots.iter().all(Option::is_none));
+    }
+
+    fn listing(title: &str) -> String {
+        format!(
+            "<html><body><div id=top><table><tr><td><a href=/>Start</a></td><td>Shop</td></tr>\
+             </table></div><div class=grid><section><h2>{title}</h2><div class=card><span>\
+             {title} one</span></div></section></div><div id=bottom><span>Contact us</span>\
+             </div></body></html>"
+        )
+    }
+
+    /// A host with two templates gets one per group of its pages, and each page is cleaned by
+    /// its own: a single template over all the pages would keep nothing below `<html>`.
+    #[test]
+    fn a_host_of_two_templates_gets_two_and_each_page_its_own() {
+        let htmls = [
+            page("One"),
+            listing("Alpha"),
+            page("Two"),
+            listing("Beta"),
+            page("Three"),
+            listing("Gamma"),
+        ];
+        let doms: Vec<Dom> = htmls.iter().map(|h| parse(h, 512)).collect();
+        let trees: Vec<Tree> = doms
+            .iter()
+            .map(|dom| label_tree(dom, &summarize(dom, "example.com")))
+            .collect();
+        let together = find_template(trees.clone(), 25, Limits::default()).unwrap();
+        let found = find_templates(
+            trees,
+            (3, clusters::DEFAULT_THRESHOLD),
+            25,
+            Limits::default(),
+        );
+        assert_eq!(found.len(), 2);
+        assert_eq!((found[0].pages_used, found[1].pages_used), (3, 3));
+        let host = MappedHost {
+            method: Method::Rtdm,
+            pages: 6,
+            sample_max_key: 0,
+            templates: found
+                .into_iter()
+                .map(|t| MappedTemplate::new(t.tree))
+                .collect(),
+            pages_used: 6,
+            min_count: 3,
+        };
+        let one = MappedHost {
+            templates: vec![MappedTemplate::new(together.tree)],
+            ..host.clone()
+        };
+        let rooted_by = |host: &MappedHost, html: &str| -> Vec<String> {
+            let dom = parse(html, 512);
+            let sums = summarize(&dom, "example.com");
+            let roots = HostTemplates::Mapped(host.clone())
+                .roots(&dom, &sums, Fingerprints::Subtrees, Limits::default())
+                .unwrap();
+            (0..dom.len())
+                .filter(|&i| roots[i].is_some())
+                .map(|i| dom.tag(i).map_or("#text".to_string(), |t| t.to_string()))
+                .collect()
+        };
+        let rooted = |html: &str| rooted_by(&host, html);
+        // One template learned over all six pages finds nothing in either kind of page.
+        assert!(rooted_by(&one, &page("Four")).is_empty());
+        assert!(rooted_by(&one, &listing("Delta")).is_empty());
+        assert_eq!(rooted(&page("Four")), ["nav", "footer"]);
+        assert_eq!(rooted(&listing("Delta")), ["div", "div"]);
+        // A page of a third design fits neither and keeps everything.
+        let other = "<html><body><p><i>x</i></p><p><i>y</i></p></body></html>";
+        assert!(rooted(other).is_empty());
     }
 }
