@@ -248,6 +248,9 @@ pub struct TemplateRow {
     pub url: String,
     /// The occurrence's node on its page (kept in the state, not in `site_templates`).
     pub node: u32,
+    /// A mapping method's template the block is of, numbered per host in the order of the
+    /// groups of sample pages it was learned from; none for SiteLevel(θ).
+    pub cluster: Option<u32>,
 }
 
 pub fn templates_batch(schema: &SchemaRef, rows: &[TemplateRow]) -> Result<RecordBatch, String> {
@@ -265,6 +268,7 @@ pub fn templates_batch(schema: &SchemaRef, rows: &[TemplateRow]) -> Result<Recor
             strings(rows, |r| &r.path),
             strings(rows, |r| &r.text_sample),
             strings(rows, |r| &r.url),
+            Arc::new(UInt32Array::from_iter(rows.iter().map(|r| r.cluster))),
         ],
     )
 }

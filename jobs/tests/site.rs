@@ -58,6 +58,8 @@ fn etdm_finds_templates_from_the_menu_pages_whatever_the_workers() {
     assert!(rows
         .iter()
         .all(|r| r.split('\t').nth(1) == Some("site-level")));
+    // SiteLevel(θ)'s rows are of no cluster.
+    assert!(rows.iter().all(|r| r.split('\t').nth(9) == Some("∅")));
     let hosts = common::rows(&out, "hosts");
     assert!(
         hosts.iter().all(|h| h.ends_with("\tsite-level\t∅\t∅\t∅")),
@@ -82,6 +84,8 @@ fn rtdm_gives_the_same_tables_whatever_the_workers() {
         let columns: Vec<&str> = row.split('\t').collect();
         assert_eq!(columns[1], "rtdm", "{row}");
         assert_eq!(columns[3], columns[4], "pages_with = pages_sampled: {row}");
+        // The synthetic hosts have one template each: every row is of template 0.
+        assert_eq!(columns[9], "0", "cluster: {row}");
     }
 }
 

@@ -44,6 +44,7 @@ pub fn site_templates() -> SchemaRef {
         Field::new("path", DataType::Utf8, false),
         Field::new("text_sample", DataType::Utf8, false),
         Field::new("url", DataType::Utf8, false),
+        Field::new("cluster", DataType::UInt32, true),
     ]))
 }
 

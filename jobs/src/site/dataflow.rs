@@ -567,6 +567,8 @@ pub struct Occurrence {
     pub text_sample: String,
     pub pages_with: u32,
     pub pages_sampled: u32,
+    /// The mapping method's template the page was cleaned by (`site_templates.cluster`).
+    pub cluster: Option<u32>,
 }
 
 /// What a host row is made of: the host's model (sent by every worker holding the host, all
@@ -726,6 +728,7 @@ pub fn gather(worker: &mut Worker, local: LocalFindings) -> (Vec<TemplateRow>, V
             text_sample: best.text_sample,
             url: best.url,
             node: best.node,
+            cluster: best.cluster,
         })
         .collect();
     template_rows.sort_unstable_by(|a, b| (&a.host, a.hash).cmp(&(&b.host, b.hash)));

@@ -611,6 +611,7 @@ pub(crate) fn label_page(
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
         let mut seen: HashSet<u64> = HashSet::new();
+        let cluster = templates.cluster_of(dom, sums);
         for (node, root) in found.roots.iter().enumerate() {
             let Some(hash) = *root else { continue };
             if !seen.insert(hash) || !findings.could_take(host, hash, (key, node as u32)) {
@@ -627,6 +628,7 @@ pub(crate) fn label_page(
                     text_sample: text::sample(dom, node, 200),
                     pages_with: templates.pages_with(hash),
                     pages_sampled: templates.pages_sampled(),
+                    cluster,
                 },
             ));
         }

@@ -414,6 +414,7 @@ impl Carried {
                     text_sample: row.text_sample.clone(),
                     pages_with: model.counts.get(&row.hash).copied().unwrap_or(0),
                     pages_sampled: model.pages_sampled,
+                    cluster: row.cluster,
                 };
                 findings.offer(host, row.hash, candidate);
             }
@@ -825,6 +826,8 @@ fn read_templates(batch: &RecordBatch) -> Option<Vec<TemplateRow>> {
     let with = column::<UInt32Array>(batch, "pages_with")?;
     let sampled = column::<UInt32Array>(batch, "pages_sampled")?;
     let node = column::<UInt32Array>(batch, "node")?;
+    // Optional: a state holds SiteLevel(θ)'s rows only, which have no cluster.
+    let cluster = column::<UInt32Array>(batch, "cluster");
     Some(
         (0..batch.num_rows())
             .map(|i| TemplateRow {
@@ -837,6 +840,7 @@ fn read_templates(batch: &RecordBatch) -> Option<Vec<TemplateRow>> {
                 text_sample: text.value(i).to_string(),
                 url: url.value(i).to_string(),
                 node: node.value(i),
+                cluster: cluster.and_then(|c| (!c.is_null(i)).then(|| c.value(i))),
             })
             .collect(),
     )

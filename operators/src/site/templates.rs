@@ -171,6 +171,20 @@ impl HostTemplates {
         }
     }
 
+    /// The number of the template a page is cleaned by (`site_templates.cluster`): for a
+    /// mapping method, its place among the host's templates; none for SiteLevel(θ), or for a
+    /// page that fits no template.
+    pub fn cluster_of(&self, dom: &Dom, sums: &[Subtree]) -> Option<u32> {
+        let HostTemplates::Mapped(host) = self else {
+            return None;
+        };
+        match (host.templates.len(), host.method) {
+            (0 | 1, _) => host.templates.first().map(|_| 0),
+            (_, Method::Etdm) => host.template_number(&label_tree_exact(dom)),
+            _ => host.template_number(&PageTree::new(dom, sums)),
+        }
+    }
+
     /// For every node of the page, the fingerprint of the template block that starts there.
     /// `Err` when the page is too large to map against the template (it then has none).
     pub fn roots(
@@ -211,20 +225,25 @@ impl MappedHost {
     /// element paths the page has most of, if it has at least [`clusters::DEFAULT_THRESHOLD`]
     /// of them (a page of a design no group had fits none). Ties go to the first group.
     pub fn template_of(&self, page: &impl Labelled) -> Option<&MappedTemplate> {
-        match self.templates.as_slice() {
-            [] => None,
-            [only] => Some(only),
-            several => {
+        self.templates.get(self.template_number(page)? as usize)
+    }
+
+    /// [`MappedHost::template_of`]'s template, by its place in `templates`.
+    pub fn template_number(&self, page: &impl Labelled) -> Option<u32> {
+        match self.templates.len() {
+            0 => None,
+            1 => Some(0),
+            _ => {
                 let paths = clusters::signature(page);
-                let mut best: Option<(f64, &MappedTemplate)> = None;
-                for template in several {
+                let mut best: Option<(f64, u32)> = None;
+                for (number, template) in self.templates.iter().enumerate() {
                     let fit = clusters::containment(&template.signature, &paths);
                     if best.is_none_or(|(b, _)| fit > b) {
-                        best = Some((fit, template));
+                        best = Some((fit, number as u32));
                     }
                 }
                 best.filter(|(fit, _)| *fit >= clusters::DEFAULT_THRESHOLD)
-                    .map(|(_, t)| t)
+                    .map(|(_, number)| number)
             }
         }
     }
