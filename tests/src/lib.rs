@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use stencil_operators::reading::page::{to_page, Outcome};
 use stencil_operators::reading::warc::write::{http_response, NewRecord, WarcWriter};
 use stencil_operators::reading::warc::{self, FileSummary, Limits, ReadItem};
-use stencil_operators::site::templates::{HostTemplates, MappedHost, MappedTemplate, Method};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
 
 /// `../shared` beside the repository (or `$STENCIL_SHARED`). When it is missing, tests that
 /// need it print a notice and skip — unless `STENCIL_REQUIRE_SHARED=1` (CI), where a missing
@@ -527,15 +527,7 @@ fn mapped_host(
     method: Method,
     found: impl Iterator<Item = (stencil_operators::site::rtdm::Tree, u32)>,
 ) -> HostTemplates {
-    let (trees, used): (Vec<_>, Vec<u32>) = found.unzip();
-    HostTemplates::Mapped(MappedHost {
-        method,
-        pages: 0,
-        sample_max_key: 0,
-        templates: trees.into_iter().map(MappedTemplate::new).collect(),
-        pages_used: used.iter().sum(),
-        min_count: used.iter().copied().min().unwrap_or(0),
-    })
+    HostTemplates::Mapped(MappedHost::of_groups(method, (0, 0), found.collect(), 0))
 }
 
 /// The page's inside-template mask under its host's templates, computed as the job computes

@@ -23,7 +23,7 @@ use stencil_operators::site::etdm::template_of_key_page;
 use stencil_operators::site::menu_graph::{key_page_and_cs, GraphPage};
 use stencil_operators::site::rtdm::{Labelled, Limits, Tree, TreeParts};
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
-use stencil_operators::site::templates::{HostTemplates, MappedHost, MappedTemplate, Method};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
@@ -359,23 +359,8 @@ pub fn learn_mapped(
             .into_iter()
             .filter_map(|(parts, used)| Some((Tree::from_parts(parts).ok()?, used)))
             .collect();
-        // A host without a template reports the sample pages it offered.
-        let pages_used = match found.is_empty() {
-            true => pages_sampled,
-            false => found.iter().map(|t| t.1).sum(),
-        };
-        let min_count = found.iter().map(|t| t.1).min().unwrap_or(pages_used);
-        let host = MappedHost {
-            method: Method::Rtdm,
-            pages,
-            sample_max_key,
-            templates: found
-                .into_iter()
-                .map(|t| MappedTemplate::new(t.0))
-                .collect(),
-            pages_used,
-            min_count,
-        };
+        let host =
+            MappedHost::of_groups(Method::Rtdm, (pages, sample_max_key), found, pages_sampled);
         templates.insert(name.clone(), HostTemplates::Mapped(host));
     }
     templates

@@ -582,15 +582,16 @@ pub(crate) fn label_page(
     };
     let blocks =
         (scheme == Scheme::Kolcz).then(|| blocks::kolcz_blocks(dom, &text::PageText::new(dom)));
-    let (roots, unmapped) = match (&blocks, site_level) {
-        (Some(blocks), Some(model)) => (block_roots(dom.len(), blocks, model), false),
+    // `cluster`: the mapping method's template the page was cleaned by.
+    let (roots, cluster, unmapped) = match (&blocks, site_level) {
+        (Some(blocks), Some(model)) => (block_roots(dom.len(), blocks, model), None, false),
         // A page too large to map against its host's template keeps none of it, and the
         // host's row counts it.
-        _ => match templates.roots(dom, sums, kind, MAPPING_LIMITS) {
-            Ok(roots) => (roots, false),
+        _ => match templates.roots_and_template(dom, sums, kind, MAPPING_LIMITS) {
+            Ok((roots, cluster)) => (roots, cluster, false),
             Err(too_large) => {
                 tracing::debug!(url, %too_large, "page left unmapped");
-                (vec![None; dom.len()], true)
+                (vec![None; dom.len()], None, true)
             }
         },
     };
@@ -611,7 +612,6 @@ pub(crate) fn label_page(
     if sampled {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
         let mut seen: HashSet<u64> = HashSet::new();
-        let cluster = templates.cluster_of(dom, sums);
         for (node, root) in found.roots.iter().enumerate() {
             let Some(hash) = *root else { continue };
             if !seen.insert(hash) || !findings.could_take(host, hash, (key, node as u32)) {

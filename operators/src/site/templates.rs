@@ -83,6 +83,37 @@ impl MappedTemplate {
 }
 
 impl MappedHost {
+    /// A host with the templates of its groups of sample pages, each with the pages it was
+    /// found from: a template node is on every page of its group, so on at least the smallest
+    /// group's. A host without any reports the `offered` sample pages.
+    pub fn of_groups(
+        method: Method,
+        (pages, sample_max_key): (u64, u64),
+        found: Vec<(Tree, u32)>,
+        offered: u32,
+    ) -> MappedHost {
+        let pages_used = match found.is_empty() {
+            true => offered,
+            false => found.iter().map(|(_, used)| used).sum(),
+        };
+        let min_count = found
+            .iter()
+            .map(|(_, used)| *used)
+            .min()
+            .unwrap_or(pages_used);
+        MappedHost {
+            method,
+            pages,
+            sample_max_key,
+            templates: found
+                .into_iter()
+                .map(|(tree, _)| MappedTemplate::new(tree))
+                .collect(),
+            pages_used,
+            min_count,
+        }
+    }
+
     /// A host the method found no template for.
     pub fn without_template(method: Method, pages: u64, sample_max_key: u64) -> MappedHost {
         MappedHost {
@@ -171,20 +202,6 @@ impl HostTemplates {
         }
     }
 
-    /// The number of the template a page is cleaned by (`site_templates.cluster`): for a
-    /// mapping method, its place among the host's templates; none for SiteLevel(θ), or for a
-    /// page that fits no template.
-    pub fn cluster_of(&self, dom: &Dom, sums: &[Subtree]) -> Option<u32> {
-        let HostTemplates::Mapped(host) = self else {
-            return None;
-        };
-        match (host.templates.len(), host.method) {
-            (0 | 1, _) => host.templates.first().map(|_| 0),
-            (_, Method::Etdm) => host.template_number(&label_tree_exact(dom)),
-            _ => host.template_number(&PageTree::new(dom, sums)),
-        }
-    }
-
     /// For every node of the page, the fingerprint of the template block that starts there.
     /// `Err` when the page is too large to map against the template (it then has none).
     pub fn roots(
@@ -194,41 +211,41 @@ impl HostTemplates {
         kind: Fingerprints,
         limits: Limits,
     ) -> Result<Vec<Option<u64>>, TooLarge> {
+        self.roots_and_template(dom, sums, kind, limits)
+            .map(|(roots, _)| roots)
+    }
+
+    /// [`HostTemplates::roots`], and for a mapping method the number of the host's template the
+    /// page was cleaned by (`site_templates.cluster`; none for SiteLevel(θ), or for a page that
+    /// fits no template).
+    pub fn roots_and_template(
+        &self,
+        dom: &Dom,
+        sums: &[Subtree],
+        kind: Fingerprints,
+        limits: Limits,
+    ) -> Result<(Vec<Option<u64>>, Option<u32>), TooLarge> {
         let host = match self {
-            HostTemplates::SiteLevel(model) => return Ok(template_roots(dom, sums, model, kind)),
+            HostTemplates::SiteLevel(model) => {
+                return Ok((template_roots(dom, sums, model, kind), None))
+            }
             HostTemplates::Mapped(host) => host,
         };
         // Seed 002's removal: the template found in the page in one top-down pass, for both
         // mapping methods; the least-cost mapping is for finding templates.
-        let roots = match host.method {
-            Method::Etdm => {
-                let page = label_tree_exact(dom);
-                match host.template_of(&page) {
-                    Some(template) => embedded_roots(&template.tree, &page, limits.max_cells)?,
-                    None => Vec::new(),
-                }
-            }
-            _ => {
-                let page = PageTree::new(dom, sums);
-                match host.template_of(&page) {
-                    Some(template) => embedded_roots(&template.tree, &page, limits.max_cells)?,
-                    None => Vec::new(),
-                }
-            }
+        let (roots, number) = match host.method {
+            Method::Etdm => host.embedded(&label_tree_exact(dom), limits)?,
+            _ => host.embedded(&PageTree::new(dom, sums), limits)?,
         };
-        Ok(hashed_roots(sums, &roots))
+        Ok((hashed_roots(sums, &roots), number))
     }
 }
 
 impl MappedHost {
-    /// The template a page is cleaned by: the host's only one, or of several the one whose
-    /// element paths the page has most of, if it has at least [`clusters::DEFAULT_THRESHOLD`]
-    /// of them (a page of a design no group had fits none). Ties go to the first group.
-    pub fn template_of(&self, page: &impl Labelled) -> Option<&MappedTemplate> {
-        self.templates.get(self.template_number(page)? as usize)
-    }
-
-    /// [`MappedHost::template_of`]'s template, by its place in `templates`.
+    /// The template a page is cleaned by, by its place in `templates`: the host's only one, or
+    /// of several the one whose element paths the page has most of, if it has at least
+    /// [`clusters::DEFAULT_THRESHOLD`] of them (a page of a design no group had fits none).
+    /// Ties go to the first group.
     pub fn template_number(&self, page: &impl Labelled) -> Option<u32> {
         match self.templates.len() {
             0 => None,
@@ -246,6 +263,21 @@ impl MappedHost {
                     .map(|(_, number)| number)
             }
         }
+    }
+
+    /// The nodes of `page` that the template it fits ([`MappedHost::template_number`]) covers,
+    /// and that template's number.
+    fn embedded(
+        &self,
+        page: &impl Labelled,
+        limits: Limits,
+    ) -> Result<(Vec<u32>, Option<u32>), TooLarge> {
+        let Some(number) = self.template_number(page) else {
+            return Ok((Vec::new(), None));
+        };
+        let template = &self.templates[number as usize].tree;
+        let roots = embedded_roots(template, page, limits.max_cells)?;
+        Ok((roots, Some(number)))
     }
 }
 
