@@ -165,6 +165,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             method: site::MethodArg::SiteLevel,
             sample_pages: stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES,
             min_cluster_pages: stencil_operators::site::clusters::DEFAULT_MIN_CLUSTER_PAGES,
+            template_sample: stencil_operators::site::tree_regex::DEFAULT_TEMPLATE_SAMPLE,
             cs_size: 3,
             cs_threshold: 2,
             no_training: false,

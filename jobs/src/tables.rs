@@ -436,6 +436,11 @@ pub struct SegmentRow {
     pub smoothed: f32,
     pub text_chars: u32,
     pub template: bool,
+    /// Seed 003's importance of a tree-regex section; `None` for a smoothed one.
+    pub importance: Option<f32>,
+    /// Sibling subtrees the section spans from its node (a list's items, a run of inline
+    /// nodes); 1 for a smoothed section.
+    pub siblings: u32,
 }
 
 pub fn segments_batch(schema: &SchemaRef, rows: &[SegmentRow]) -> Result<RecordBatch, String> {
@@ -445,6 +450,8 @@ pub fn segments_batch(schema: &SchemaRef, rows: &[SegmentRow]) -> Result<RecordB
         f32s(rows, |r| r.smoothed),
         u32s(rows, |r| r.text_chars),
         bools(rows, |r| r.template),
+        Arc::new(Float32Array::from_iter(rows.iter().map(|r| r.importance))) as ArrayRef,
+        u32s(rows, |r| r.siblings),
     ]);
     batch(schema, columns)
 }

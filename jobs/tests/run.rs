@@ -403,3 +403,52 @@ fn reconcile(files: &[PathBuf], out: &Path) {
     assert_eq!(json["records"]["records"].as_u64(), Some(total));
     assert_eq!(json["records"]["read_errors"].as_u64(), Some(0));
 }
+
+/// `run --method tree-regex`: the pages of a host with a tree regular expression get seed 003's
+/// sections in `segments`, each with its importance, the noise ones (below 0.25) template; the
+/// pages of a host without one keep the smoothed segmentation.
+#[test]
+fn tree_regex_sections_are_segments_with_their_importance() {
+    let dir = scratch("run-tree-regex");
+    let pages = stencil_operators::synth::multi_template_crawl(6, 10, 2)
+        .into_iter()
+        .map(|(page, _)| page)
+        .collect();
+    let files = common::crawl_of(&dir, 2, pages);
+    let out = dir.join("out");
+    run("run", &files, &out, &["--method", "tree-regex", "-w", "2"]);
+    let importance = column(&out, "segments", "importance");
+    let template = column(&out, "segments", "template");
+    let hosts = column(&out, "segments", "host");
+    let siblings = column(&out, "segments", "siblings");
+    let (mut noise, mut kept) = (0, 0);
+    for (((importance, template), host), siblings) in
+        importance.iter().zip(&template).zip(&hosts).zip(&siblings)
+    {
+        if host == "tiny.example" {
+            // Too few pages for a template: smoothed sections.
+            assert_eq!((importance.as_str(), siblings.as_str()), ("null", "1"));
+            continue;
+        }
+        // Float32 cells are rendered as their bits.
+        let bits =
+            u32::from_str_radix(importance, 16).unwrap_or_else(|_| panic!("{host}: {importance}"));
+        let value = f32::from_bits(bits);
+        assert!((0.0..=1.0).contains(&value));
+        assert_eq!(template == "true", value < 0.25, "{importance} {template}");
+        match value < 0.25 {
+            true => noise += 1,
+            false => kept += 1,
+        }
+    }
+    assert!(noise > 0 && kept > 0, "{noise} noise, {kept} kept");
+    // The site-level fractions are the noise sections'.
+    let fractions = column(&out, "pages", "site_template_text_fraction");
+    assert!(
+        fractions.iter().any(|f| f != "null" && f != "0"),
+        "{fractions:?}"
+    );
+    let json = run_json(&out);
+    assert_eq!(json["configuration"]["method"], "tree-regex");
+    assert_eq!(json["configuration"]["template_sample"], 15);
+}

@@ -90,6 +90,34 @@ fn rtdm_gives_the_same_tables_whatever_the_workers() {
 }
 
 #[test]
+fn tree_regex_gives_the_same_tables_whatever_the_workers() {
+    // Hosts of two templates (articles and listings): a tree regular expression per design.
+    let pages = synth::multi_template_crawl(6, 20, 1)
+        .into_iter()
+        .map(|(page, _)| page)
+        .collect();
+    let reference = same_tables_whatever_the_workers(
+        "regex-workers",
+        &["--method", "tree-regex"],
+        23,
+        6 * 4,
+        pages,
+    );
+    let mut clusters = std::collections::BTreeSet::new();
+    for row in &reference["site_templates"] {
+        let columns: Vec<&str> = row.split('\t').collect();
+        assert_eq!(columns[1], "tree-regex", "{row}");
+        clusters.insert(columns[9].to_string());
+    }
+    // Rows of both designs' templates.
+    assert_eq!(
+        clusters,
+        ["0", "1"].map(String::from).into(),
+        "{clusters:?}"
+    );
+}
+
+#[test]
 fn a_page_too_large_to_map_is_counted_in_its_hosts_row() {
     // Six pages of one host share a list of 2,100 items; the page with the largest URL key
     // (outside a 5-page sample) has 2,100 other items, so that its list against the

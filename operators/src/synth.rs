@@ -326,6 +326,101 @@ impl Template {
     }
 }
 
+impl Template {
+    /// Listing page `p` of a [`multi_template_crawl`]: the host's cookie bar, header and footer
+    /// around a grid of `cards` cards (linked image, headline, summary, byline), with a
+    /// "featured" block above the grid when `featured`, and a pager.
+    fn listing_at(&self, p: usize, seed: u64, (cards, featured): (usize, bool)) -> SynthPage {
+        // The article page's chrome, its `<div class="page">` replaced by the listing.
+        let article = self.page_at(p, &format!("section/{p}"), seed);
+        let (Some(start), Some(end)) = (
+            article.html.find("<div class=\"page\">"),
+            article.html.find("<footer>"),
+        ) else {
+            return article;
+        };
+        let mut rng = SplitMix(
+            seed ^ xxhash_rust::xxh3::xxh3_64(format!("{}/list/{p}", self.host).as_bytes()),
+        );
+        let section = self.sections[p % self.sections.len()];
+        let mut main = String::with_capacity(4 << 10);
+        let _ = write!(
+            main,
+            "<main class=\"listing\"><div class=\"crumbs\"><span>{section}</span></div>"
+        );
+        if featured {
+            let _ = write!(
+                main,
+                "<section class=\"featured\"><h2>Featured</h2><div class=\"lead\"><p>{}</p></div></section>",
+                sentence(&mut rng)
+            );
+        }
+        main.push_str("<div class=\"grid\"><ul class=\"cards\">");
+        for _ in 0..cards {
+            let k = rng.below(1000);
+            let _ = write!(
+                main,
+                "<li class=\"card\"><div class=\"thumb\"><a href=\"/article/{k}\"><img src=\"/img/{k}.jpg\"></a></div>\
+                 <div class=\"meta\"><h3><a href=\"/article/{k}\">{}</a></h3><p class=\"summary\">{}</p>\
+                 <span class=\"byline\">{}</span></div></li>",
+                sentence(&mut rng),
+                sentence(&mut rng),
+                capitalize(rng.pick(WORDS))
+            );
+        }
+        let _ = writeln!(
+            main,
+            "</ul></div><div class=\"pager\"><a href=\"?page=2\">Next page</a></div></main>"
+        );
+        let html = format!("{}{main}{}", &article.html[..start], &article.html[end..]);
+        SynthPage {
+            url: article.url,
+            html,
+            // Cookie bar, header, footer; the listing is the page's own.
+            template_paths: vec![vec![1, 0], vec![1, 1], vec![1, 3]],
+        }
+    }
+}
+
+/// What [`multi_template_crawl`] made a page as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Design {
+    /// A listing page (the host's second template), or an article.
+    pub listing: bool,
+    /// A listing's cards: the items of its repeated list.
+    pub cards: usize,
+    /// Whether a listing has its optional "featured" block.
+    pub featured: bool,
+}
+
+/// A crawl whose hosts have two templates: `pages` articles as [`crawl`] makes them and
+/// `pages` listing pages, each a grid of 3 to 12 cards with, on about half of them, a
+/// "featured" block: several templates, repeated item lists and optional blocks, with what
+/// the generator chose for each page.
+pub fn multi_template_crawl(hosts: usize, pages: usize, seed: u64) -> Vec<(SynthPage, Design)> {
+    let templates: Vec<Template> = (0..hosts).map(|h| Template::new(h, seed)).collect();
+    let mut rng = SplitMix(seed ^ 0x11_57_1e_57);
+    let mut crawled = Vec::with_capacity(2 * hosts * pages);
+    for p in 0..pages {
+        for template in &templates {
+            let article = Design {
+                listing: false,
+                cards: 0,
+                featured: false,
+            };
+            crawled.push((template.page(p, seed), article));
+            let listing = Design {
+                listing: true,
+                cards: rng.between(3, 12),
+                featured: rng.below(2) == 0,
+            };
+            let page = template.listing_at(p, seed, (listing.cards, listing.featured));
+            crawled.push((page, listing));
+        }
+    }
+    crawled
+}
+
 fn capitalize(word: &str) -> String {
     let mut chars = word.chars();
     chars.next().map_or(String::new(), |first| {
@@ -417,6 +512,23 @@ mod tests {
                 assert_eq!(article(&a.html), article(&b.html));
             }
         }
+    }
+
+    #[test]
+    fn a_multi_template_crawl_has_articles_and_listings() {
+        let crawl = multi_template_crawl(2, 5, 3);
+        assert_eq!(crawl.len(), 20);
+        for (page, design) in &crawl {
+            let cards = page.html.matches("<li class=\"card\">").count();
+            assert_eq!(cards, design.cards, "{}", page.url);
+            assert_eq!(page.html.contains("class=\"featured\""), design.featured);
+            assert_eq!(page.html.contains("<article>"), !design.listing);
+            assert!(page.html.contains("<footer>") && page.html.contains("cookie-bar"));
+        }
+        assert!(
+            crawl.iter().any(|(_, d)| d.featured)
+                && crawl.iter().any(|(_, d)| d.listing && !d.featured)
+        );
     }
 
     #[test]

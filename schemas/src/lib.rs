@@ -205,10 +205,13 @@ pub fn pages() -> SchemaRef {
 /// content. Null when the page has no such text at all.
 pub const CONTENT_FRACTIONS: [&str; 2] = ["content_text_fraction", "content_anchor_text_fraction"];
 
-/// `segments`: one row per section of the smoothed segmentation of every page (a node where
-/// ŷ is defined, seed 000 §4): its classifier score (null for the root, which is a section by
-/// construction but may not be scored), smoothed score, visible characters and whether
-/// smoothed ≥ τ.
+/// `segments`: one row per section of every page. For most pages the sections of the
+/// smoothed segmentation (a node where ŷ is defined, seed 000 §4): its classifier score (null
+/// for the root, which is a section by construction but may not be scored), smoothed score,
+/// visible characters and whether smoothed ≥ τ; `importance` null and `siblings` 1. For a page
+/// of a `--method tree-regex` host, seed 003's sections: the node is the section's first, which
+/// spans `siblings` sibling subtrees from it (a list's items, a run of inline nodes); its
+/// `importance` (1 − size-weighted noise confidence) is set and `template` is importance < 0.25.
 pub fn segments() -> SchemaRef {
     let mut fields = node_fields();
     fields.extend([
@@ -216,6 +219,8 @@ pub fn segments() -> SchemaRef {
         Field::new("smoothed", DataType::Float32, false),
         Field::new("text_chars", DataType::UInt32, false),
         Field::new("template", DataType::Boolean, false),
+        Field::new("importance", DataType::Float32, true),
+        Field::new("siblings", DataType::UInt32, false),
     ]);
     Arc::new(Schema::new(fields))
 }

@@ -208,24 +208,12 @@ pub fn rtdm_over(
     };
     use stencil_operators::site::rtdm::Limits as MapLimits;
     use stencil_operators::site::rtdm_template::label_tree;
-    use stencil_operators::site::site_level::{site_of, url_key};
-    let mut samples: BTreeMap<String, BTreeMap<(u64, String), _>> = BTreeMap::new();
-    for_each_page_of(files, |page, dom| {
-        let host = samples.entry(site_of(&page.host).to_string()).or_default();
-        let sums = stencil_operators::dom::subtree::summarize(dom, &page.host);
-        host.insert(
-            (url_key(&page.url), page.url.clone()),
-            label_tree(dom, &sums),
-        );
-        while host.len() > max_pages as usize {
-            host.pop_last();
-        }
-    });
+    use stencil_operators::site::site_level::site_of;
+    let samples = samples_of(files, max_pages, label_tree);
     let templates: BTreeMap<String, _> = samples
         .into_iter()
         .map(|(host, pages)| {
             let groups = (DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD);
-            let pages = pages.into_values().collect();
             (
                 host,
                 find_templates(pages, groups, max_pages, MapLimits::default()),
@@ -251,6 +239,90 @@ pub fn rtdm_over(
             .map_or(&[][..], |found| found.as_slice());
         visit(page, dom, &inside, found);
     });
+}
+
+/// Seed 003 over WARC files as the library computes it: a first pass keeps, per host, the
+/// visible structures of its `max_pages` pages with the smallest URL keys (the job's sample),
+/// groups them and learns a tree regular expression from the first `template_sample` pages of
+/// each group; a second cuts every page into sections by the template it fits. `visit` gets
+/// each page with its DOM, its inside-template mask (below a noise section's roots), its host's
+/// templates (if any) and its sections.
+pub fn regex_over(
+    files: &[PathBuf],
+    (max_pages, template_sample): (u32, u32),
+    mut visit: impl FnMut(
+        &stencil_operators::reading::page::Page,
+        &stencil_operators::dom::Dom,
+        &[bool],
+        Option<&stencil_operators::site::templates::RegexHost>,
+        &[stencil_operators::site::sections::Section],
+    ),
+) {
+    use std::collections::BTreeMap;
+    use stencil_operators::site::clusters::{DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD};
+    use stencil_operators::site::rtdm::Limits as MapLimits;
+    use stencil_operators::site::site_level::{inside_templates, site_of, Fingerprints};
+    use stencil_operators::site::templates::RegexHost;
+    use stencil_operators::site::tree_regex::{learn_groups, page_tree, Bounds};
+    let samples = samples_of(files, max_pages, |dom, sums| page_tree(dom, sums).tree);
+    let hosts: BTreeMap<String, HostTemplates> = samples
+        .into_iter()
+        .map(|(host, pages)| {
+            let groups = (DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD);
+            let found = learn_groups(pages, groups, template_sample, Bounds::default());
+            (
+                host,
+                HostTemplates::Regex(RegexHost::of_groups((0, 0), found, 0)),
+            )
+        })
+        .filter(|(_, host)| host.labelled())
+        .collect();
+    for_each_page_of(files, |page, dom| {
+        let sums = stencil_operators::dom::subtree::summarize(dom, &page.host);
+        let held = hosts.get(site_of(&page.host));
+        let (inside, sections) = match held {
+            Some(host) => {
+                let call = host
+                    .call(dom, &sums, Fingerprints::Subtrees, MapLimits::default())
+                    .unwrap_or_default();
+                let roots = match call.roots.len() == dom.len() {
+                    true => call.roots,
+                    false => vec![None; dom.len()],
+                };
+                (inside_templates(dom, &roots), call.sections)
+            }
+            None => (vec![false; dom.len()], Vec::new()),
+        };
+        let regex = match held {
+            Some(HostTemplates::Regex(host)) => Some(host),
+            _ => None,
+        };
+        visit(page, dom, &inside, regex, &sections);
+    });
+}
+
+/// Per host (as `site_of` names it), what `make` makes of its `max_pages` pages with the
+/// smallest URL keys (the jobs' sample order), in that order.
+fn samples_of<T>(
+    files: &[PathBuf],
+    max_pages: u32,
+    mut make: impl FnMut(&stencil_operators::dom::Dom, &[stencil_operators::dom::subtree::Subtree]) -> T,
+) -> std::collections::BTreeMap<String, Vec<T>> {
+    use std::collections::BTreeMap;
+    use stencil_operators::site::site_level::{site_of, url_key};
+    let mut samples: BTreeMap<String, BTreeMap<(u64, String), T>> = BTreeMap::new();
+    for_each_page_of(files, |page, dom| {
+        let host = samples.entry(site_of(&page.host).to_string()).or_default();
+        let sums = stencil_operators::dom::subtree::summarize(dom, &page.host);
+        host.insert((url_key(&page.url), page.url.clone()), make(dom, &sums));
+        while host.len() > max_pages as usize {
+            host.pop_last();
+        }
+    });
+    samples
+        .into_iter()
+        .map(|(host, pages)| (host, pages.into_values().collect()))
+        .collect()
 }
 
 /// What [`etdm_over`] did for one host (the site, as [`site_level::site_of`] names it).

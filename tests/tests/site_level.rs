@@ -14,12 +14,15 @@ use stencil_operators::dom::Dom;
 use stencil_operators::reading::page::Page;
 use stencil_operators::site::rtdm::Labelled;
 use stencil_operators::site::rtdm_template::{Template, DEFAULT_SAMPLE_PAGES};
+use stencil_operators::site::sections::Section;
 use stencil_operators::site::site_level::{Fingerprints, HostModel, Params};
+use stencil_operators::site::templates::RegexHost;
+use stencil_operators::site::tree_regex::DEFAULT_TEMPLATE_SAMPLE;
 use stencil_operators::synth;
 use stencil_tests::gold::{self, tokens};
 use stencil_tests::{
-    etdm_apply, etdm_crawl, etdm_over, etdm_templates, rtdm_over, shared_dir, site_level_over,
-    warc_file, EtdmCs, EtdmHost,
+    etdm_apply, etdm_crawl, etdm_over, etdm_templates, regex_over, rtdm_over, shared_dir,
+    site_level_over, warc_file, EtdmCs, EtdmHost,
 };
 
 /// Text of the visible text nodes inside (or outside) templates, joined by spaces.
@@ -82,6 +85,7 @@ fn synthetic_crawl_templates_match_the_generators_gold() {
             match host {
                 HostRun::SiteLevel(model) => assert!(model.labelled, "{}", page.host),
                 HostRun::Rtdm(found) => assert!(!found.is_empty(), "{}", page.host),
+                HostRun::TreeRegex(found, _) => assert!(found.is_some(), "{}", page.host),
                 HostRun::Etdm(host) => {
                     etdm_hosts.insert(page.host.clone(), host.clone());
                 }
@@ -144,6 +148,9 @@ enum Method {
     SiteLevel,
     /// RTDM-TD with at most this many sample pages per host.
     Rtdm(u32),
+    /// Seed 003's tree regular expressions: (sample pages per host, pages a group's template
+    /// is learned from).
+    TreeRegex(u32, u32),
     /// ETDM over the key page's n pages `cs` chooses (seed 004's n-CS or a stand-in) with
     /// threshold t; SiteLevel on hosts without a CS.
     Etdm {
@@ -159,6 +166,8 @@ enum HostRun<'a> {
     /// The host's RTDM-TD templates (none, or one per group of its sample pages).
     Rtdm(&'a [Template]),
     Etdm(&'a EtdmHost),
+    /// The host's tree regular expressions, if any, and the page's sections.
+    TreeRegex(Option<&'a RegexHost>, &'a [Section]),
 }
 
 impl Method {
@@ -179,9 +188,20 @@ impl Method {
             Method::Etdm { n, t, cs } => etdm_over(&files, n, t, cs, |page, dom, inside, host| {
                 visit(page, dom, inside, HostRun::Etdm(host))
             }),
+            Method::TreeRegex(max_pages, k) => regex_over(
+                &files,
+                (max_pages, k),
+                |page, dom, inside, host, sections| {
+                    visit(page, dom, inside, HostRun::TreeRegex(host, sections))
+                },
+            ),
         }
     }
 }
+
+/// Seed 003's method as the job runs it by default: 25 sample pages a host, a group's template
+/// learned from 15.
+const TREE_REGEX: Method = Method::TreeRegex(DEFAULT_SAMPLE_PAGES, DEFAULT_TEMPLATE_SAMPLE);
 
 /// Seed 004's configuration (§5.2.2: n = 3, t = 2).
 const ETDM: Method = Method::Etdm {
@@ -214,9 +234,20 @@ struct Removal {
     /// stood in; and the size m of the host's complete subdigraph.
     etdm_hosts: u64,
     cs_pages: u64,
+    /// The host's templates (RTDM-TD's and seed 003's groups).
+    templates: u64,
+    /// Pages and their sections (seed 003's method only).
+    pages: u64,
+    sections: u64,
 }
 
 impl Removal {
+    /// The share of the tokens removed with the templates that are not gold: the noise call's
+    /// precision by gold tokens.
+    fn precision(&self) -> f64 {
+        share(self.other_removed, self.other_removed + self.gold_lost)
+    }
+
     /// The share of gold main-content tokens lost with the templates.
     fn lost(&self) -> f64 {
         share(self.gold_lost, self.gold)
@@ -274,6 +305,27 @@ impl<'a> Accounts<'a> {
         entry.template_size = entry.template_size.max(template_size);
     }
 
+    /// Sets the host's number of templates.
+    fn templates(&mut self, url: &str, templates: u64) {
+        let Some(gold_page) = self.by_url.get(url) else {
+            panic!("page {url} not in the gold");
+        };
+        self.per_host
+            .entry(gold_page.host.clone())
+            .or_default()
+            .templates = templates;
+    }
+
+    /// Counts a page's sections toward its host.
+    fn sections(&mut self, url: &str, sections: u64) {
+        let Some(gold_page) = self.by_url.get(url) else {
+            panic!("page {url} not in the gold");
+        };
+        let entry = self.per_host.entry(gold_page.host.clone()).or_default();
+        entry.pages += 1;
+        entry.sections += sections;
+    }
+
     /// [`Accounts::account`] for a page of an ETDM run.
     fn account_etdm(&mut self, url: &str, dom: &Dom, inside: &[bool], host: &EtdmHost) {
         let size = if host.etdm {
@@ -305,9 +357,16 @@ fn removal_by_host(
         }
         HostRun::Rtdm(found) => {
             let size = found.iter().map(|t| t.tree.len() as u64).sum();
-            accounts.account(&page.url, dom, inside, size)
+            accounts.account(&page.url, dom, inside, size);
+            accounts.templates(&page.url, found.len() as u64);
         }
         HostRun::Etdm(host) => accounts.account_etdm(&page.url, dom, inside, host),
+        HostRun::TreeRegex(host, sections) => {
+            let size = host.map_or(0, |h| h.templates.iter().map(|(r, _)| r.len() as u64).sum());
+            accounts.account(&page.url, dom, inside, size);
+            accounts.sections(&page.url, sections.len() as u64);
+            accounts.templates(&page.url, host.map_or(0, |h| h.templates.len() as u64));
+        }
     });
     let _ = std::fs::remove_file(file);
     accounts.per_host
@@ -333,6 +392,9 @@ fn total(per_host: &BTreeMap<String, Removal>) -> Removal {
             template_size: sum.template_size + host.template_size,
             etdm_hosts: sum.etdm_hosts + host.etdm_hosts,
             cs_pages: sum.cs_pages + host.cs_pages,
+            pages: sum.pages + host.pages,
+            templates: sum.templates + host.templates,
+            sections: sum.sections + host.sections,
         })
 }
 
@@ -419,6 +481,7 @@ fn swde_books_attribute_values_stay_outside_templates() {
         Method::Rtdm(DEFAULT_SAMPLE_PAGES),
         ETDM,
         ETDM_STAND_IN,
+        TREE_REGEX,
     ] {
         let mut ok = 0;
         let mut etdm_hosts: BTreeMap<String, EtdmHost> = BTreeMap::new();
@@ -522,9 +585,10 @@ fn rtdm_templates_keep_main_content_and_remove_half_of_what_site_level_does() {
 /// Hosts with two templates each: dragnet's hosts with at least 10 pages, sorted and mixed
 /// in pairs under one name (`docs/bench/make_mixed.py` builds the same crawl). RTDM-TD over
 /// all of a mixed host's pages keeps nothing below `<html>`; grouping the sample pages by
-/// structure first gives each design its template.
+/// structure first gives each design its template, for RTDM-TD and for tree regular
+/// expressions alike.
 #[test]
-fn rtdm_finds_a_template_for_each_design_of_hosts_mixed_in_pairs() {
+fn mapping_methods_find_a_template_for_each_design_of_hosts_mixed_in_pairs() {
     let Some(dir) = shared_dir("data/dragnet") else {
         return;
     };
@@ -544,26 +608,37 @@ fn rtdm_finds_a_template_for_each_design_of_hosts_mixed_in_pairs() {
         page.host = name;
     }
     assert!(pages.len() > 300, "{} pages", pages.len());
-    let per_host = removal_by_host(
-        &pages,
-        "mixed-rtdm.warc.gz",
-        Method::Rtdm(DEFAULT_SAMPLE_PAGES),
-    );
+    for method in [Method::Rtdm(DEFAULT_SAMPLE_PAGES), TREE_REGEX] {
+        mixed_hosts_by(&pages, method, hosts.len() / 2);
+    }
+}
+
+/// What [`mapping_methods_find_a_template_for_each_design_of_hosts_mixed_in_pairs`] asks of
+/// one method over the `mixed` hosts' pages.
+fn mixed_hosts_by(pages: &[gold::GoldPage], method: Method, mixed: usize) {
+    let per_host = removal_by_host(pages, "mixed.warc.gz", method);
     for (host, r) in &per_host {
         eprintln!(
-            "{host:18} gold lost {:5.2}%  other text removed {:5.1}%  template nodes {}",
+            "{method:?} {host:18} gold lost {:5.2}%  other text removed {:5.1}%  templates {} \
+             ({} nodes)",
             100.0 * r.lost(),
             100.0 * r.removed(),
+            r.templates,
             r.template_size
         );
     }
-    assert_eq!(per_host.len(), hosts.len() / 2);
+    assert_eq!(per_host.len(), mixed);
     for (host, r) in &per_host {
-        assert!(r.template_size > 0, "{host}: no template");
+        // Each of the two designs has at least 2 × --min-cluster-pages pages.
+        assert!(
+            r.templates >= 2,
+            "{method:?} {host}: {} templates",
+            r.templates
+        );
     }
     let all = total(&per_host);
     eprintln!(
-        "mixed hosts: {:.3}% of gold tokens lost, {:.1}% of the other text removed",
+        "mixed hosts, {method:?}: {:.3}% of gold tokens lost, {:.1}% of the other text removed",
         100.0 * all.lost(),
         100.0 * all.removed()
     );
@@ -801,5 +876,166 @@ fn etdm_n_and_t_trade_off_on_real_hosts() {
                 n - 1
             );
         }
+    }
+}
+
+/// Seed 003's tree regular expressions on the multi-page real hosts: the noise sections' tokens
+/// are not gold (precision by gold tokens at least the seed's 0.91 less a point), and little
+/// gold is lost.
+#[test]
+fn tree_regex_noise_is_not_main_content() {
+    let Some((pages, _)) = multi_page_real_hosts() else {
+        return;
+    };
+    let per_host = removal_by_host(&pages, "real-sites-regex.warc.gz", TREE_REGEX);
+    for (host, r) in &per_host {
+        eprintln!(
+            "{host:32} gold lost {:5.2}%  other text removed {:5.1}%  precision {:.3}  \
+             sections/page {:5.1}  template nodes {}",
+            100.0 * r.lost(),
+            100.0 * r.removed(),
+            r.precision(),
+            share(r.sections, r.pages),
+            r.template_size
+        );
+    }
+    let all = total(&per_host);
+    let with_template = per_host.values().filter(|r| r.template_size > 0).count();
+    eprintln!(
+        "tree-regex: {:.3}% of gold tokens lost, {:.1}% of the other text removed, precision \
+         {:.3}, {:.1} sections a page, {with_template} of {} hosts with a template",
+        100.0 * all.lost(),
+        100.0 * all.removed(),
+        all.precision(),
+        share(all.sections, all.pages),
+        per_host.len()
+    );
+    assert!(
+        all.lost() <= 0.02,
+        "{:.3}% of gold lost",
+        100.0 * all.lost()
+    );
+    assert!(all.precision() >= 0.9, "precision {:.3}", all.precision());
+    assert_eq!(with_template, per_host.len());
+}
+
+/// A synthetic crawl whose hosts have two templates (articles, and listings of 3 to 12 cards
+/// with an optional "featured" block): the groups are the generator's designs, and the
+/// listing's expression has a `*` whose items are each page's cards and a `?` over the
+/// featured block, on as many sample pages as have it.
+#[test]
+fn tree_regex_recovers_the_generators_designs_lists_and_optional_blocks() {
+    use stencil_operators::site::clusters::{DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD};
+    use stencil_operators::site::rtdm::NONE;
+    use stencil_operators::site::site_level::url_key;
+    use stencil_operators::site::tree_regex::{learn_groups, page_tree, Bounds, Op};
+    let crawl = synth::multi_template_crawl(6, 12, 5);
+    let mut hosts: BTreeMap<
+        String,
+        Vec<(
+            u64,
+            synth::Design,
+            Dom,
+            stencil_operators::site::tree_regex::RegexPage,
+        )>,
+    > = BTreeMap::new();
+    for (page, design) in &crawl {
+        let host = page.url.split('/').nth(2).unwrap_or("").to_string();
+        let dom = stencil_operators::dom::parse(&page.html, 512);
+        let sums = stencil_operators::dom::subtree::summarize(&dom, &host);
+        let tree = page_tree(&dom, &sums);
+        hosts
+            .entry(host)
+            .or_default()
+            .push((url_key(&page.url), *design, dom, tree));
+    }
+    assert_eq!(hosts.len(), 6);
+    for (host, mut pages) in hosts {
+        // The job's sample order: by URL key.
+        pages.sort_by_key(|(key, ..)| *key);
+        let trees: Vec<_> = pages.iter().map(|(_, _, _, p)| p.tree.clone()).collect();
+        let groups = (DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD);
+        let found = learn_groups(trees, groups, DEFAULT_TEMPLATE_SAMPLE, Bounds::default());
+        assert_eq!(found.len(), 2, "{host}: one template per design");
+        let regex_host = RegexHost::of_groups((0, 0), found, 0);
+        // Every page of a design is cleaned by the same template, the two designs by two.
+        let mut number_of: BTreeMap<bool, std::collections::BTreeSet<u32>> = BTreeMap::new();
+        for (_, design, _, page) in &pages {
+            let number = regex_host
+                .template_number(&page.tree)
+                .expect("a template fits");
+            number_of.entry(design.listing).or_default().insert(number);
+        }
+        let (articles, listings) = (&number_of[&false], &number_of[&true]);
+        assert!(
+            articles.len() == 1 && listings.len() == 1 && articles != listings,
+            "{host}: {number_of:?}"
+        );
+        let listing = *listings.iter().next().expect("a number");
+        let regex = &regex_host.templates[listing as usize].0;
+        let listing_pages: Vec<_> = pages.iter().filter(|(_, d, ..)| d.listing).collect();
+        // A `*` whose items on every listing page are its cards.
+        let mut cards_star: Option<u32> = None;
+        for (_, design, _, page) in &listing_pages {
+            let matched = regex.matched(&page.tree);
+            assert!(matched.fits(), "{host}: a listing page fits its template");
+            let mut items: BTreeMap<u32, usize> = BTreeMap::new();
+            for &star in matched.star.iter().filter(|&&s| s != NONE) {
+                *items.entry(star).or_default() += 1;
+            }
+            let candidates: Vec<u32> = items
+                .iter()
+                .filter(|(_, &n)| n == design.cards)
+                .map(|(&s, _)| s)
+                .collect();
+            match cards_star {
+                None => cards_star = candidates.first().copied(),
+                Some(s) => assert!(
+                    candidates.contains(&s),
+                    "{host}: {items:?} for {} cards",
+                    design.cards
+                ),
+            }
+        }
+        assert!(cards_star.is_some(), "{host}: no star over the cards");
+        // The featured block: optional, on as many of the pages learned from as have it.
+        let learned_from =
+            &listing_pages[..listing_pages.len().min(DEFAULT_TEMPLATE_SAMPLE as usize)];
+        let featured = learned_from.iter().filter(|(_, d, ..)| d.featured).count() as u32;
+        assert!(
+            featured > 0 && featured < learned_from.len() as u32,
+            "{host}: {featured}"
+        );
+        let (_, _, dom, page) = learned_from
+            .iter()
+            .find(|(_, d, ..)| d.featured)
+            .expect("a featured page");
+        let block = (0..dom.len())
+            .find(|&i| dom.tag(i).is_some_and(|t| &**t == "section"))
+            .expect("the featured block");
+        let at = page
+            .dom
+            .iter()
+            .position(|&d| d as usize == block)
+            .expect("it shows") as u32;
+        let node = regex.matched(&page.tree).image[at as usize];
+        assert_ne!(node, NONE);
+        assert_eq!(
+            regex.support(node),
+            featured,
+            "{host}: the featured block's page support"
+        );
+        let parent = regex.parent(node).expect("a parent");
+        assert_eq!(
+            regex.op(parent),
+            Op::Opt,
+            "{host}: the featured block is optional"
+        );
+        eprintln!(
+            "{host}: 2 templates; the listing's has {} nodes, (*, ?, |) = {:?}; featured on {featured} of {}",
+            regex.len(),
+            regex.operators(),
+            learned_from.len()
+        );
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use stencil_operators::contain::{contain, Panic};
 use stencil_operators::fractions::{self, Fractions};
+use stencil_operators::site::sections::Section;
 use stencil_operators::site::site_level::site_of;
 
 use super::job::{Job, SiteSource, TrainingRows};
@@ -79,12 +80,25 @@ impl Finished {
     }
 }
 
-/// Stage 5 for one page, contained: its `pages`, `segments` and `records` rows.
-pub(super) fn finish(kept: Kept, roots: Option<Vec<u32>>, scorer: &Scorer, job: &Job) -> Finished {
+/// What the site-level statistics say of a page: its template roots and, on a tree-regex host,
+/// its sections (seed 003), which become its `segments` rows.
+#[derive(Default)]
+pub(super) struct SiteView {
+    pub(super) roots: Vec<u32>,
+    pub(super) sections: Vec<Section>,
+}
+
+/// Stage 5 for one page, contained: its `pages`, `segments` and `records` rows. `site` is
+/// `None` on a host without site-level templates.
+pub(super) fn finish(kept: Kept, site: Option<SiteView>, scorer: &Scorer, job: &Job) -> Finished {
     let Kept { meta, dom, sums } = kept;
     let warc_file = &job.names[meta.file as usize];
     let done = contain("features", || {
         crate::crash::enter("features", &meta.url);
+        let (roots, sections) = match site {
+            Some(SiteView { roots, sections }) => (Some(roots), sections),
+            None => (None, Vec::new()),
+        };
         let inside = roots.map(|roots| dom.inside_subtrees(&roots));
         let analysis = page::analyse(
             &dom,
@@ -100,7 +114,10 @@ pub(super) fn finish(kept: Kept, roots: Option<Vec<u32>>, scorer: &Scorer, job: 
             .map(|inside| fractions::of(&dom, &sums, inside));
         let url: Arc<str> = Arc::from(meta.url.as_str());
         let host: Arc<str> = Arc::from(site_of(&meta.host));
-        let segments = page::segment_rows(&url, &host, &dom, &sums, &analysis);
+        let segments = match sections.is_empty() {
+            true => page::segment_rows(&url, &host, &dom, &sums, &analysis),
+            false => page::section_rows(&url, &host, (&dom, &sums), &analysis, &sections),
+        };
         let quantized = analysis.segmentation.quantized;
         let record = RecordRow {
             warc_file: warc_file.clone(),

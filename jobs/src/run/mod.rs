@@ -148,6 +148,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             "method": statistics.method.as_str(),
             "sample_pages": site.sample_pages,
             "min_cluster_pages": site.min_cluster_pages,
+            "template_sample": site.template_sample,
             "theta": site.theta,
             "min_host_pages": site.min_host_pages,
             "host_sample": site.host_sample,

@@ -10,6 +10,7 @@ use stencil_operators::dom::Dom;
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::page_models::content::{self, ContentModel, Context};
 use stencil_operators::page_models::{features, names};
+use stencil_operators::site::sections::{Section, DEFAULT_NOISE_THRESHOLD};
 use stencil_operators::site::site_level::site_of;
 use stencil_operators::smoothing::segmentation::{self, Segmentation};
 
@@ -154,7 +155,39 @@ pub fn segment_rows(
                 smoothed: analysis.segmentation.smoothed[node],
                 text_chars: sums[node].text_chars,
                 template: analysis.template[node],
+                importance: None,
+                siblings: 1,
             }
+        })
+        .collect()
+}
+
+/// The `segments` rows of a page of a tree-regex host: seed 003's sections, each named by its
+/// first node, with its importance; template when noise (importance below 0.25).
+pub fn section_rows(
+    url: &Arc<str>,
+    host: &Arc<str>,
+    (dom, sums): (&Dom, &[Subtree]),
+    analysis: &Analysis,
+    sections: &[Section],
+) -> Vec<SegmentRow> {
+    sections
+        .iter()
+        .filter_map(|section| {
+            let node = *section.roots.first()? as usize;
+            Some(SegmentRow {
+                id: NodeId::new(url, host, dom, node, dom.path(node)),
+                score: analysis.scores[node],
+                smoothed: analysis.segmentation.smoothed[node],
+                text_chars: section
+                    .roots
+                    .iter()
+                    .map(|&r| sums[r as usize].text_chars)
+                    .sum(),
+                template: section.is_noise(DEFAULT_NOISE_THRESHOLD),
+                importance: Some(section.importance),
+                siblings: section.roots.len() as u32,
+            })
         })
         .collect()
 }

@@ -15,7 +15,7 @@ use stencil_operators::site::labels::Scheme;
 use stencil_operators::site::site_level::{site_of, url_key};
 use timely::worker::Worker;
 
-use super::finish::{failed_row, finish, Finished, Parts, Tally};
+use super::finish::{failed_row, finish, Finished, Parts, SiteView, Tally};
 use super::job::{Job, Layout, ModelPlan, SiteSource, TrainingRows};
 use super::report::{gather_reports, WorkerReport};
 use super::resume::{self, ShareStart};
@@ -174,7 +174,13 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
                         })
                     });
                     let finished = match roots.transpose() {
-                        Ok(roots) => finish(kept, roots, scorer, job),
+                        Ok(roots) => {
+                            let site = roots.map(|roots| SiteView {
+                                roots,
+                                sections: Vec::new(),
+                            });
+                            finish(kept, site, scorer, job)
+                        }
                         Err(panic) => Finished::Failed(failed_row(name, &kept.meta, &panic)),
                     };
                     finished.commit(parts, &mut findings, &mut tally, &mut late_panics)
@@ -281,7 +287,7 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
         };
         // Per kept page: its template roots (`None` without a labelled host model), or the
         // panic that stopped its labelling.
-        let mut roots_of: Vec<Result<Option<Vec<u32>>, Panic>> = Vec::with_capacity(store.len());
+        let mut roots_of: Vec<Result<Option<SiteView>, Panic>> = Vec::with_capacity(store.len());
         let labelled = store.for_each(|_, kept| {
             let Some(model) = models.get(site_of(&kept.meta.host)) else {
                 roots_of.push(Ok(None));
@@ -309,7 +315,7 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
                     return Ok(());
                 }
             };
-            let roots = labels.commit(
+            let (roots, sections) = labels.commit(
                 (&kept.meta.url, &kept.meta.host),
                 &kept.dom,
                 &kept.sums,
@@ -318,13 +324,14 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
                 training,
                 train_sample.as_mut(),
             )?;
-            roots_of.push(Ok(model.labelled().then(|| {
-                roots
+            roots_of.push(Ok(model.labelled().then(|| SiteView {
+                roots: roots
                     .iter()
                     .enumerate()
                     .filter(|(_, r)| r.is_some())
                     .map(|(i, _)| i as u32)
-                    .collect()
+                    .collect(),
+                sections,
             })));
             Ok(())
         });

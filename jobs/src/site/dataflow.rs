@@ -23,7 +23,8 @@ use stencil_operators::site::etdm::template_of_key_page;
 use stencil_operators::site::menu_graph::{key_page_and_cs, GraphPage};
 use stencil_operators::site::rtdm::{Labelled, Limits, Tree, TreeParts};
 use stencil_operators::site::site_level::{BottomK, Fingerprints, HostModel, Params};
-use stencil_operators::site::templates::{HostTemplates, MappedHost, Method};
+use stencil_operators::site::templates::{HostTemplates, MappedHost, Method, RegexHost};
+use stencil_operators::site::tree_regex::{learn_groups, Bounds, RegexParts, TreeRegex};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::worker::Worker;
@@ -278,22 +279,28 @@ fn smaller_tree(a: Tree, b: Tree) -> Tree {
 
 /// A label tree as it crosses workers: (URL key, the tree's parts).
 type SentTree = (u64, TreeParts);
-/// A host's templates as they come back: each tree's parts and the pages it was found from.
-type SentTemplates = Vec<(TreeParts, u32)>;
+/// What a host's owner learned from its sample, as it comes back to the host's holders: (page
+/// count, pages sampled, largest sampled URL key, the method's templates as sent).
+pub type Learned<D> = (u64, u32, u64, D);
 
-/// Runs a mapping method (RTDM-TD) over all workers' samples and returns the templates of every
-/// host this worker holds pages of. Each host's template is found on the worker that owns the
-/// host's key, from the `sample_pages` pages with the smallest URL keys of all workers' samples.
-pub fn learn_mapped(
+/// Runs a method that learns from a sample of label trees (RTDM-TD, the tree regular
+/// expression) over all workers' samples, and returns what `learn` made of each host this
+/// worker holds pages of. Each host is learned on the worker that owns its key, from the
+/// `sample_pages` pages with the smallest URL keys of all workers' samples; a host with fewer
+/// than `min_host_pages` (at least 2) is given `learn`'s answer for no page.
+pub fn learn_from_samples<D, F>(
     worker: &mut Worker,
     local: LocalTrees,
-    min_host_pages: u32,
-    (sample_pages, groups): (u32, (u32, f64)),
-    limits: Limits,
-) -> HashMap<String, HostTemplates> {
+    (min_host_pages, sample_pages): (u32, u32),
+    learn: F,
+) -> HashMap<String, Learned<D>>
+where
+    D: differential_dataflow::ExchangeData,
+    F: Fn(Vec<Tree>) -> D + 'static,
+{
     let names = host_names(&local.pages);
     let me = worker.index() as u64;
-    let back: Back<(u64, u32, u64, SentTemplates)> = Rc::default();
+    let back: Back<(u64, u32, u64, D)> = Rc::default();
     let sink = back.clone();
 
     let (mut pages_in, mut trees_in, mut holders_in, probe) =
@@ -310,18 +317,14 @@ pub fn learn_mapped(
                 sample.truncate(k);
                 let largest = sample.last().map_or(0, |page| page.0);
                 let sampled = sample.len() as u32;
-                let mut found = Vec::new();
-                if sampled >= min_host_pages.max(2) {
-                    let trees = sample
+                let trees = match sampled >= min_host_pages.max(2) {
+                    true => sample
                         .iter()
                         .filter_map(|(_, parts)| Tree::from_parts(parts.clone()).ok())
-                        .collect();
-                    found = find_templates(trees, groups, sample_pages, limits)
-                        .into_iter()
-                        .map(|t| (t.tree.to_parts(), t.pages_used))
-                        .collect();
-                }
-                out.push(((sampled, largest, found), 1isize));
+                        .collect(),
+                    false => Vec::new(),
+                };
+                out.push(((sampled, largest, learn(trees)), 1isize));
             });
             let found = pages.count().join(templates).map(
                 |(host, (total, (sampled, largest, template)))| {
@@ -350,18 +353,68 @@ pub fn learn_mapped(
     holders_in.flush();
     crate::cluster::finish_round(worker, &probe);
 
+    let mut learned = HashMap::new();
+    for (host, found) in arrived(back) {
+        if let Some(name) = names.get(&host) {
+            learned.insert(name.clone(), found);
+        }
+    }
+    learned
+}
+
+/// RTDM-TD over all workers' samples ([`learn_from_samples`]): a template per group of each
+/// host's sample pages alike in structure (`groups`: the smallest group and the similarity).
+pub fn learn_mapped(
+    worker: &mut Worker,
+    local: LocalTrees,
+    min_host_pages: u32,
+    (sample_pages, groups): (u32, (u32, f64)),
+    limits: Limits,
+) -> HashMap<String, HostTemplates> {
+    let learn = move |trees: Vec<Tree>| -> Vec<(TreeParts, u32)> {
+        find_templates(trees, groups, sample_pages, limits)
+            .into_iter()
+            .map(|t| (t.tree.to_parts(), t.pages_used))
+            .collect()
+    };
+    let learned = learn_from_samples(worker, local, (min_host_pages, sample_pages), learn);
     let mut templates = HashMap::new();
-    for (host, (pages, pages_sampled, sample_max_key, found)) in arrived(back) {
-        let Some(name) = names.get(&host) else {
-            continue;
-        };
+    for (name, (pages, pages_sampled, sample_max_key, found)) in learned {
         let found: Vec<(Tree, u32)> = found
             .into_iter()
             .filter_map(|(parts, used)| Some((Tree::from_parts(parts).ok()?, used)))
             .collect();
         let host =
             MappedHost::of_groups(Method::Rtdm, (pages, sample_max_key), found, pages_sampled);
-        templates.insert(name.clone(), HostTemplates::Mapped(host));
+        templates.insert(name, HostTemplates::Mapped(host));
+    }
+    templates
+}
+
+/// Seed 003 over all workers' samples ([`learn_from_samples`]): a tree regular expression per
+/// group of each host's sample pages alike in structure, learned from the group's first
+/// `template_sample` pages.
+pub fn learn_tree_regex(
+    worker: &mut Worker,
+    local: LocalTrees,
+    (min_host_pages, sample_pages): (u32, u32),
+    (groups, template_sample): ((u32, f64), u32),
+) -> HashMap<String, HostTemplates> {
+    let learn = move |trees: Vec<Tree>| -> Vec<(RegexParts, u32)> {
+        learn_groups(trees, groups, template_sample, Bounds::default())
+            .into_iter()
+            .map(|(regex, used)| (regex.to_parts(), used))
+            .collect()
+    };
+    let learned = learn_from_samples(worker, local, (min_host_pages, sample_pages), learn);
+    let mut templates = HashMap::new();
+    for (name, (pages, pages_sampled, sample_max_key, found)) in learned {
+        let found: Vec<(TreeRegex, u32)> = found
+            .into_iter()
+            .filter_map(|(parts, used)| Some((TreeRegex::from_parts(parts).ok()?, used)))
+            .collect();
+        let host = RegexHost::of_groups((pages, sample_max_key), found, pages_sampled);
+        templates.insert(name, HostTemplates::Regex(host));
     }
     templates
 }

@@ -42,10 +42,12 @@ use stencil_operators::site::clusters::DEFAULT_MIN_CLUSTER_PAGES;
 use stencil_operators::site::labels::{self, Label, Scheme};
 use stencil_operators::site::rtdm::Limits as MappingLimits;
 use stencil_operators::site::rtdm_template::DEFAULT_SAMPLE_PAGES;
+use stencil_operators::site::sections::Section;
 use stencil_operators::site::site_level::{
     block_roots, inside_templates, site_of, templated_text, url_key, Params,
 };
-use stencil_operators::site::templates::{HostTemplates, Method};
+use stencil_operators::site::templates::{HostTemplates, Method, PageCall};
+use stencil_operators::site::tree_regex::DEFAULT_TEMPLATE_SAMPLE;
 use timely::worker::Worker;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -92,17 +94,24 @@ pub struct SiteArgs {
     /// --host-sample pages (seed 000); rtdm maps --sample-pages pages onto each other and
     /// keeps what they share (RTDM-TD, seed 002); etdm keeps the key page's nodes found in
     /// --cs-threshold of the --cs-size pages its menu links to (seed 004), and falls back to
-    /// SiteLevel(θ) on a host whose crawl lacks those pages.
+    /// SiteLevel(θ) on a host whose crawl lacks those pages; tree-regex learns a tree regular
+    /// expression from --template-sample of the --sample-pages pages and calls a page's
+    /// sections of importance below 0.25 its template (seed 003).
     #[arg(long, value_enum, default_value_t = MethodArg::SiteLevel)]
     pub method: MethodArg,
-    /// RTDM-TD's sample pages per host, chosen by URL hash (seed 002's MaxPages).
+    /// RTDM-TD's and tree-regex's sample pages per host, chosen by URL hash (seed 002's
+    /// MaxPages).
     #[arg(long, default_value_t = DEFAULT_SAMPLE_PAGES)]
     pub sample_pages: u32,
-    /// RTDM-TD: a host's sample pages are first grouped by structure (its templates: home,
-    /// article and listing pages, redesigns), and a template is learned from each group of at
-    /// least this many pages; a page is cleaned by the template it fits best.
+    /// RTDM-TD and tree-regex: a host's sample pages are first grouped by structure (its
+    /// templates: home, article and listing pages, redesigns), and a template is learned from
+    /// each group of at least this many pages; a page is cleaned by the template it fits best.
     #[arg(long, default_value_t = DEFAULT_MIN_CLUSTER_PAGES)]
     pub min_cluster_pages: u32,
+    /// tree-regex: a group's tree regular expression is learned from (and its page support
+    /// counted over) at most this many of its pages (seed 003's k).
+    #[arg(long, default_value_t = DEFAULT_TEMPLATE_SAMPLE)]
+    pub template_sample: u32,
     /// ETDM: pages of the key page's menu that must all link to each other (seed 004's n-CS).
     #[arg(long, default_value_t = 3)]
     pub cs_size: u32,
@@ -151,6 +160,9 @@ impl SiteArgs {
             if self.min_cluster_pages < 2 {
                 return Err("--min-cluster-pages must be at least 2".to_string());
             }
+            if self.template_sample < 2 {
+                return Err("--template-sample must be at least 2".to_string());
+            }
         }
         if method == Method::Etdm && (self.cs_size == 0 || self.cs_threshold > self.cs_size) {
             return Err(format!(
@@ -164,6 +176,7 @@ impl SiteArgs {
             kind: self.labels.scheme().fingerprints(),
             sample_pages: self.sample_pages,
             min_cluster_pages: self.min_cluster_pages,
+            template_sample: self.template_sample,
             cs_size: self.cs_size,
             cs_threshold: self.cs_threshold,
             limits: MAPPING_LIMITS,
@@ -179,6 +192,9 @@ pub enum MethodArg {
     Rtdm,
     /// ETDM (Alarte): the key page's nodes shared with the pages its menu links to.
     Etdm,
+    /// A tree regular expression (*, ?, |) per group of a few pages, and the sections of each
+    /// page below 0.25 importance (seed 003).
+    TreeRegex,
 }
 
 impl MethodArg {
@@ -187,6 +203,7 @@ impl MethodArg {
             MethodArg::SiteLevel => Method::SiteLevel,
             MethodArg::Rtdm => Method::Rtdm,
             MethodArg::Etdm => Method::Etdm,
+            MethodArg::TreeRegex => Method::TreeRegex,
         }
     }
 }
@@ -533,6 +550,8 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
 pub(crate) struct PageLabels {
     /// The hash of each node that roots a site-level template.
     roots: Vec<Option<u64>>,
+    /// Seed 003's sections of the page (a tree-regex host's page only).
+    sections: Vec<Section>,
     /// The page's templated and total text, when it has text.
     text: Option<(u64, u64)>,
     /// The page was too large to map against its host's template (a mapping method), and so
@@ -583,22 +602,44 @@ pub(crate) fn label_page(
     let blocks =
         (scheme == Scheme::Kolcz).then(|| blocks::kolcz_blocks(dom, &text::PageText::new(dom)));
     // `cluster`: the mapping method's template the page was cleaned by.
-    let (roots, cluster, unmapped) = match (&blocks, site_level) {
-        (Some(blocks), Some(model)) => (block_roots(dom.len(), blocks, model), None, false),
+    let (call, unmapped) = match (&blocks, site_level) {
+        (Some(blocks), Some(model)) => {
+            let roots = block_roots(dom.len(), blocks, model);
+            (
+                PageCall {
+                    roots,
+                    ..PageCall::default()
+                },
+                false,
+            )
+        }
         // A page too large to map against its host's template keeps none of it, and the
         // host's row counts it.
-        _ => match templates.roots_and_template(dom, sums, kind, MAPPING_LIMITS) {
-            Ok((roots, cluster)) => (roots, cluster, false),
+        _ => match templates.call(dom, sums, kind, MAPPING_LIMITS) {
+            Ok(call) => (call, false),
             Err(too_large) => {
                 tracing::debug!(url, %too_large, "page left unmapped");
-                (vec![None; dom.len()], None, true)
+                let roots = vec![None; dom.len()];
+                (
+                    PageCall {
+                        roots,
+                        ..PageCall::default()
+                    },
+                    true,
+                )
             }
         },
     };
+    let PageCall {
+        roots,
+        template: cluster,
+        sections,
+    } = call;
     let inside = inside_templates(dom, &roots);
     let (templated, total) = templated_text(dom, sums, &inside);
     let mut found = PageLabels {
         roots,
+        sections,
         text: (total > 0).then_some((templated, total)),
         unmapped,
         occurrences: Vec::new(),
@@ -664,7 +705,7 @@ pub(crate) fn label_page(
 impl PageLabels {
     /// Writes what [`label_page`] found: the page's host fact and template candidates into
     /// `findings`, its examples into `sample` and its rows into `training`. Returns the
-    /// page's template roots.
+    /// page's template roots and sections.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn commit(
         self,
@@ -675,7 +716,7 @@ impl PageLabels {
         findings: &mut LocalFindings,
         training: Option<&mut StreamingPart<TrainingColumns>>,
         sample: Option<&mut StratifiedSample>,
-    ) -> Result<Vec<Option<u64>>, String> {
+    ) -> Result<(Vec<Option<u64>>, Vec<Section>), String> {
         let host = site_of(raw_host);
         if let Some((templated, total)) = self.text {
             findings
@@ -689,7 +730,7 @@ impl PageLabels {
             findings.offer(host, hash, occurrence);
         }
         let Some(labelled) = self.labelled else {
-            return Ok(self.roots);
+            return Ok((self.roots, self.sections));
         };
         let page_features = &labelled.features;
         if let (Some(sample), true) = (sample, labelled.sampled) {
@@ -706,7 +747,7 @@ impl PageLabels {
             }
         }
         let (Some(training), Some(paths)) = (training, &labelled.paths) else {
-            return Ok(self.roots);
+            return Ok((self.roots, self.sections));
         };
         for (node, label) in labelled.labels.iter().enumerate() {
             let Some(label) = label else { continue };
@@ -725,6 +766,6 @@ impl PageLabels {
                 features: page_features.row(node),
             })?;
         }
-        Ok(self.roots)
+        Ok((self.roots, self.sections))
     }
 }

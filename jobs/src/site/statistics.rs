@@ -9,6 +9,10 @@
 //!   label and a subtree end per node, 12 bytes a node), not its DOM: it is what the host's
 //!   owner needs, it is smaller than `Dom::encode`'s arena, and no HTML crosses workers.
 //!
+//! - **Tree regular expressions** (seed 003): the same sample of RTDM-TD's, of each page's
+//!   visible structure with its content features ([`tree_regex::page_tree`]) instead
+//!   ([`dataflow::learn_tree_regex`]).
+//!
 //! - **ETDM**: SiteLevel(θ)'s sample, for the hosts that have no complete subdigraph, and every
 //!   page's links as keys ([`GraphPage`]). Two more dataflows follow: the links meet on each
 //!   host's owner, which picks the key page and its complete subdigraph
@@ -29,6 +33,7 @@ use stencil_operators::site::rtdm::{Limits, Tree};
 use stencil_operators::site::rtdm_template::label_tree;
 use stencil_operators::site::site_level::{fingerprints, BottomK, Fingerprints, Params};
 use stencil_operators::site::templates::{HostTemplates, MappedHost, MappedTemplate, Method};
+use stencil_operators::site::tree_regex;
 use timely::worker::Worker;
 use url::Url;
 
@@ -45,6 +50,8 @@ pub struct Statistics {
     /// RTDM-TD's smallest group of sample pages alike in structure that a template is learned
     /// from ([`stencil_operators::site::clusters::find_templates`]).
     pub min_cluster_pages: u32,
+    /// Seed 003's k: the pages of a group a tree regular expression is learned from.
+    pub template_sample: u32,
     /// ETDM's complete subdigraph size n and threshold t (seed 004, Algorithm 3).
     pub cs_size: u32,
     pub cs_threshold: u32,
@@ -81,7 +88,9 @@ impl Statistics {
     pub fn local(&self) -> Local {
         match self.method {
             Method::SiteLevel => Local::Counts(LocalSample::default()),
-            Method::Rtdm => Local::Trees(LocalTrees::new(self.sample_pages as usize)),
+            Method::Rtdm | Method::TreeRegex => {
+                Local::Trees(LocalTrees::new(self.sample_pages as usize))
+            }
             Method::Etdm => Local::Links(LocalSample::default(), LocalLinks::default()),
         }
     }
@@ -97,7 +106,10 @@ impl Statistics {
     ) -> Offer {
         match local {
             Local::Counts(_) => Offer::Fingerprints(fingerprints(dom, sums, self.kind)),
-            Local::Trees(trees) if trees.wants(host, url_key) => Offer::Tree(label_tree(dom, sums)),
+            Local::Trees(trees) if trees.wants(host, url_key) => Offer::Tree(match self.method {
+                Method::TreeRegex => tree_regex::page_tree(dom, sums).tree,
+                _ => label_tree(dom, sums),
+            }),
             Local::Trees(_) => Offer::Counted,
             Local::Links(..) => Offer::Links(
                 fingerprints(dom, sums, self.kind),
@@ -146,6 +158,18 @@ impl Statistics {
             Local::Counts(sample) => {
                 let templates = self.site_level(worker, &sample);
                 (Learned::Templates(templates), Some(sample))
+            }
+            Local::Trees(trees) if self.method == Method::TreeRegex => {
+                let templates = dataflow::learn_tree_regex(
+                    worker,
+                    trees,
+                    (self.params.min_host_pages, self.sample_pages),
+                    (
+                        (self.min_cluster_pages, DEFAULT_THRESHOLD),
+                        self.template_sample,
+                    ),
+                );
+                (Learned::Templates(templates), None)
             }
             Local::Trees(trees) => {
                 let templates = dataflow::learn_mapped(

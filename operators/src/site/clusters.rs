@@ -38,6 +38,14 @@ pub const DEFAULT_MIN_CLUSTER_PAGES: u32 = 3;
 
 const PATH_SEED: u64 = 0xc105_0003;
 
+/// The hash of the path to a node labelled `label` under the path `above` (0 at the root).
+pub fn path_hash(above: u64, label: u64) -> u64 {
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&above.to_le_bytes());
+    bytes[8..].copy_from_slice(&label.to_le_bytes());
+    xxh3_64_with_seed(&bytes, PATH_SEED)
+}
+
 /// The sorted, distinct hashes of the element paths of `tree`'s nodes with children.
 pub fn signature(tree: &impl Labelled) -> Vec<u64> {
     let mut paths = Vec::new();
@@ -48,10 +56,7 @@ pub fn signature(tree: &impl Labelled) -> Vec<u64> {
             open.pop();
         }
         let above = open.last().map_or(0, |&(_, path)| path);
-        let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&above.to_le_bytes());
-        bytes[8..].copy_from_slice(&tree.label(node).to_le_bytes());
-        let path = xxh3_64_with_seed(&bytes, PATH_SEED);
+        let path = path_hash(above, tree.label(node));
         let end = tree.end(node);
         if end > node + 1 {
             paths.push(path);
@@ -160,24 +165,58 @@ pub fn group(signatures: &[Vec<u64>], threshold: f64) -> Vec<Option<u32>> {
 /// groups' first pages. A host of one template gives one group, and its template as before.
 pub fn find_templates(
     samples: Vec<Tree>,
-    (min_group_pages, threshold): (u32, f64),
+    groups: (u32, f64),
     max_pages: u32,
     limits: Limits,
 ) -> Vec<Template> {
+    grouped(samples, groups)
+        .into_iter()
+        .filter_map(|pages| find_template(pages, max_pages, limits))
+        .collect()
+}
+
+/// The sample pages (in sample order) in their groups ([`group`] at `threshold`) of at least
+/// `min_group_pages`, in the order of the groups' first pages.
+pub fn grouped<T: Labelled>(
+    samples: Vec<T>,
+    (min_group_pages, threshold): (u32, f64),
+) -> Vec<Vec<T>> {
     let signatures: Vec<Vec<u64>> = samples.iter().map(signature).collect();
     let groups = group(&signatures, threshold);
     let count = groups.iter().flatten().max().map_or(0, |g| g + 1);
-    let mut members: Vec<Vec<Tree>> = vec![Vec::new(); count as usize];
+    let mut members: Vec<Vec<T>> = (0..count).map(|_| Vec::new()).collect();
     for (tree, group) in samples.into_iter().zip(groups) {
         if let Some(group) = group {
             members[group as usize].push(tree);
         }
     }
+    members.retain(|pages| pages.len() >= min_group_pages.max(2) as usize);
     members
-        .into_iter()
-        .filter(|pages| pages.len() >= min_group_pages.max(2) as usize)
-        .filter_map(|pages| find_template(pages, max_pages, limits))
-        .collect()
+}
+
+/// Of several templates' signatures, the one whose paths the page's (`paths`, [`signature`])
+/// has most of, if it has at least [`DEFAULT_THRESHOLD`] of them (a page of a design no group
+/// had fits none); the only one, whatever the page, when there is one. Ties go to the first.
+pub fn best_fit<'a>(
+    mut templates: impl ExactSizeIterator<Item = &'a [u64]>,
+    paths: impl FnOnce() -> Vec<u64>,
+) -> Option<u32> {
+    match templates.len() {
+        0 => None,
+        1 => Some(0),
+        _ => {
+            let paths = paths();
+            let mut best: Option<(f64, u32)> = None;
+            for (number, template) in templates.by_ref().enumerate() {
+                let fit = containment(template, &paths);
+                if best.is_none_or(|(b, _)| fit > b) {
+                    best = Some((fit, number as u32));
+                }
+            }
+            best.filter(|(fit, _)| *fit >= DEFAULT_THRESHOLD)
+                .map(|(_, number)| number)
+        }
+    }
 }
 
 #[cfg(test)]

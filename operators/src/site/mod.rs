@@ -23,5 +23,7 @@ pub mod labels;
 pub mod menu_graph;
 pub mod rtdm;
 pub mod rtdm_template;
+pub mod sections;
 pub mod site_level;
 pub mod templates;
+pub mod tree_regex;

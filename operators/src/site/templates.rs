@@ -17,7 +17,9 @@ use crate::site::embedding::embedded_roots;
 use crate::site::etdm::label_tree_exact;
 use crate::site::rtdm::{Labelled, Limits, TooLarge, Tree};
 use crate::site::rtdm_template::PageTree;
+use crate::site::sections::{sections, Section, DEFAULT_NOISE_THRESHOLD};
 use crate::site::site_level::{template_roots, Fingerprints, HostModel};
+use crate::site::tree_regex::{page_tree, Tags, TreeRegex, MIN_NODE_SUPPORT};
 
 /// A site-level method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -30,6 +32,9 @@ pub enum Method {
     /// ETDM: the key page's nodes that an exact top-down mapping finds in at least t pages of
     /// its menu's complete subdigraph (seed 004).
     Etdm,
+    /// A tree regular expression learned from a few pages, and the sections of a page it
+    /// matches whose importance is below 0.25 (seed 003).
+    TreeRegex,
 }
 
 impl Method {
@@ -39,6 +44,7 @@ impl Method {
             Method::SiteLevel => "site-level",
             Method::Rtdm => "rtdm",
             Method::Etdm => "etdm",
+            Method::TreeRegex => "tree-regex",
         }
     }
 }
@@ -127,11 +133,86 @@ impl MappedHost {
     }
 }
 
+/// What seed 003's method found for one host: a tree regular expression per group of its
+/// sample pages alike in structure ([`crate::site::tree_regex::learn_groups`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegexHost {
+    /// Pages (records) of the host in the input.
+    pub pages: u64,
+    /// The largest URL key of the host's sample (as [`MappedHost::sample_max_key`]).
+    pub sample_max_key: u64,
+    /// The templates, in the order of the groups' first pages, each with its signature
+    /// ([`TreeRegex::signature`]).
+    pub templates: Vec<(TreeRegex, Vec<u64>)>,
+    /// Pages the templates were learned from (or the sample pages offered, without any).
+    pub pages_used: u32,
+}
+
+impl RegexHost {
+    /// A host with the templates of its groups, each with the pages it was learned from.
+    pub fn of_groups(
+        (pages, sample_max_key): (u64, u64),
+        found: Vec<(TreeRegex, u32)>,
+        offered: u32,
+    ) -> RegexHost {
+        let pages_used = match found.is_empty() {
+            true => offered,
+            false => found.iter().map(|(_, used)| used).sum(),
+        };
+        RegexHost {
+            pages,
+            sample_max_key,
+            templates: found
+                .into_iter()
+                .map(|(regex, _)| {
+                    let signature = regex.signature();
+                    (regex, signature)
+                })
+                .collect(),
+            pages_used,
+        }
+    }
+
+    /// Pages a noise section's content is on at least: its node's support (at least
+    /// [`MIN_NODE_SUPPORT`] of the smallest template's sample) times more than ¾ of those
+    /// (an importance below ¼), at least 2.
+    pub fn min_count(&self) -> u32 {
+        let k = self
+            .templates
+            .iter()
+            .map(|(r, _)| r.pages())
+            .min()
+            .unwrap_or(0);
+        ((f64::from(k) * MIN_NODE_SUPPORT * (1.0 - f64::from(DEFAULT_NOISE_THRESHOLD))).ceil()
+            as u32)
+            .max(2)
+    }
+
+    /// The template a page is cleaned by, as [`MappedHost::template_number`] chooses it.
+    pub fn template_number(&self, page: &Tree) -> Option<u32> {
+        let signatures = self.templates.iter().map(|(_, s)| s.as_slice());
+        clusters::best_fit(signatures, || clusters::signature(&Tags(page)))
+    }
+}
+
 /// A host's templates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostTemplates {
     SiteLevel(HostModel),
     Mapped(MappedHost),
+    Regex(RegexHost),
+}
+
+/// What a host's templates say of one page ([`HostTemplates::call`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PageCall {
+    /// For every node of the page, the fingerprint of the template block that starts there.
+    pub roots: Vec<Option<u64>>,
+    /// The number of the host's template the page was cleaned by (`site_templates.cluster`;
+    /// none for SiteLevel(θ), or for a page that fits no template).
+    pub template: Option<u32>,
+    /// Seed 003's sections of the page (tree-regex hosts only), its noise the roots.
+    pub sections: Vec<Section>,
 }
 
 impl HostTemplates {
@@ -139,6 +220,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(_) => Method::SiteLevel,
             HostTemplates::Mapped(host) => host.method,
+            HostTemplates::Regex(_) => Method::TreeRegex,
         }
     }
 
@@ -147,6 +229,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(model) => model.pages,
             HostTemplates::Mapped(host) => host.pages,
+            HostTemplates::Regex(host) => host.pages,
         }
     }
 
@@ -155,6 +238,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(model) => model.labelled,
             HostTemplates::Mapped(host) => !host.templates.is_empty(),
+            HostTemplates::Regex(host) => !host.templates.is_empty(),
         }
     }
 
@@ -164,6 +248,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(model) => model.pages_sampled,
             HostTemplates::Mapped(host) => host.pages_used,
+            HostTemplates::Regex(host) => host.pages_used,
         }
     }
 
@@ -173,6 +258,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(model) => model.min_count,
             HostTemplates::Mapped(host) => host.min_count,
+            HostTemplates::Regex(host) => host.min_count(),
         }
     }
 
@@ -182,6 +268,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(model) => model.template_count() as u64,
             HostTemplates::Mapped(host) => host.templates.iter().map(|t| t.tree.len() as u64).sum(),
+            HostTemplates::Regex(host) => host.templates.iter().map(|(r, _)| r.len() as u64).sum(),
         }
     }
 
@@ -190,6 +277,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(model) => model.in_sample(url_key),
             HostTemplates::Mapped(host) => url_key <= host.sample_max_key,
+            HostTemplates::Regex(host) => url_key <= host.sample_max_key,
         }
     }
 
@@ -199,6 +287,7 @@ impl HostTemplates {
         match self {
             HostTemplates::SiteLevel(model) => model.counts.get(&hash).copied().unwrap_or(0),
             HostTemplates::Mapped(host) => host.min_count,
+            HostTemplates::Regex(host) => host.min_count(),
         }
     }
 
@@ -211,33 +300,66 @@ impl HostTemplates {
         kind: Fingerprints,
         limits: Limits,
     ) -> Result<Vec<Option<u64>>, TooLarge> {
-        self.roots_and_template(dom, sums, kind, limits)
-            .map(|(roots, _)| roots)
+        self.call(dom, sums, kind, limits).map(|call| call.roots)
     }
 
-    /// [`HostTemplates::roots`], and for a mapping method the number of the host's template the
-    /// page was cleaned by (`site_templates.cluster`; none for SiteLevel(θ), or for a page that
-    /// fits no template).
-    pub fn roots_and_template(
+    /// What the host's templates say of the page: its template roots, the template it was
+    /// cleaned by and, for a tree-regex host, its sections.
+    pub fn call(
         &self,
         dom: &Dom,
         sums: &[Subtree],
         kind: Fingerprints,
         limits: Limits,
-    ) -> Result<(Vec<Option<u64>>, Option<u32>), TooLarge> {
+    ) -> Result<PageCall, TooLarge> {
         let host = match self {
             HostTemplates::SiteLevel(model) => {
-                return Ok((template_roots(dom, sums, model, kind), None))
+                return Ok(PageCall {
+                    roots: template_roots(dom, sums, model, kind),
+                    ..PageCall::default()
+                })
             }
+            HostTemplates::Regex(host) => return Ok(host.call(dom, sums)),
             HostTemplates::Mapped(host) => host,
         };
         // Seed 002's removal: the template found in the page in one top-down pass, for both
         // mapping methods; the least-cost mapping is for finding templates.
-        let (roots, number) = match host.method {
+        let (roots, template) = match host.method {
             Method::Etdm => host.embedded(&label_tree_exact(dom), limits)?,
             _ => host.embedded(&PageTree::new(dom, sums), limits)?,
         };
-        Ok((hashed_roots(sums, &roots), number))
+        Ok(PageCall {
+            roots: hashed_roots(sums, &roots),
+            template,
+            sections: Vec::new(),
+        })
+    }
+}
+
+impl RegexHost {
+    /// The page matched against the template it fits and cut into sections; the roots of its
+    /// noise sections are its template roots.
+    fn call(&self, dom: &Dom, sums: &[Subtree]) -> PageCall {
+        let page = page_tree(dom, sums);
+        let Some(number) = self.template_number(&page.tree) else {
+            return PageCall {
+                roots: vec![None; sums.len()],
+                ..PageCall::default()
+            };
+        };
+        let regex = &self.templates[number as usize].0;
+        let matched = regex.matched(&page.tree);
+        let sections = sections(dom, sums, &page, &matched, regex);
+        let noise: Vec<u32> = sections
+            .iter()
+            .filter(|s| s.is_noise(DEFAULT_NOISE_THRESHOLD))
+            .flat_map(|s| s.roots.iter().copied())
+            .collect();
+        PageCall {
+            roots: hashed_roots(sums, &noise),
+            template: Some(number),
+            sections,
+        }
     }
 }
 
@@ -247,22 +369,8 @@ impl MappedHost {
     /// [`clusters::DEFAULT_THRESHOLD`] of them (a page of a design no group had fits none).
     /// Ties go to the first group.
     pub fn template_number(&self, page: &impl Labelled) -> Option<u32> {
-        match self.templates.len() {
-            0 => None,
-            1 => Some(0),
-            _ => {
-                let paths = clusters::signature(page);
-                let mut best: Option<(f64, u32)> = None;
-                for (number, template) in self.templates.iter().enumerate() {
-                    let fit = clusters::containment(&template.signature, &paths);
-                    if best.is_none_or(|(b, _)| fit > b) {
-                        best = Some((fit, number as u32));
-                    }
-                }
-                best.filter(|(fit, _)| *fit >= clusters::DEFAULT_THRESHOLD)
-                    .map(|(_, number)| number)
-            }
-        }
+        let signatures = self.templates.iter().map(|t| t.signature.as_slice());
+        clusters::best_fit(signatures, || clusters::signature(page))
     }
 
     /// The nodes of `page` that the template it fits ([`MappedHost::template_number`]) covers,
