@@ -150,6 +150,26 @@ pub fn page_html(read: ReadBack, limits: &Limits) -> Vec<String> {
         .collect()
 }
 
+/// SiteLevel(θ)'s model of every host of WARC `files` (by `site_of`), learned in memory.
+fn site_level_models(
+    files: &[PathBuf],
+    params: &stencil_operators::site::site_level::Params,
+    kind: stencil_operators::site::site_level::Fingerprints,
+) -> std::collections::BTreeMap<String, stencil_operators::site::site_level::HostModel> {
+    use stencil_operators::dom::subtree::summarize;
+    use stencil_operators::site::site_level::{self as sl, PageFingerprints};
+    let mut pages = Vec::new();
+    for_each_page_of(files, |page, dom| {
+        let sums = summarize(dom, &page.host);
+        pages.push(PageFingerprints {
+            host: sl::site_of(&page.host).to_string(),
+            url_key: sl::url_key(&page.url),
+            fingerprints: sl::fingerprints(dom, &sums, kind),
+        });
+    });
+    sl::learn(pages, params, kind)
+}
+
 /// SiteLevel(θ) over WARC files as `stencil site` computes it — a first pass that learns each
 /// host's model, a second that looks at every page against it — without the dataflow. `visit`
 /// gets each page of the second pass with its DOM, subtree sums, inside-template mask and
@@ -167,17 +187,8 @@ pub fn site_level_over(
     ),
 ) {
     use stencil_operators::dom::subtree::summarize;
-    use stencil_operators::site::site_level::{self as sl, PageFingerprints};
-    let mut pages = Vec::new();
-    for_each_page_of(files, |page, dom| {
-        let sums = summarize(dom, &page.host);
-        pages.push(PageFingerprints {
-            host: sl::site_of(&page.host).to_string(),
-            url_key: sl::url_key(&page.url),
-            fingerprints: sl::fingerprints(dom, &sums, kind),
-        });
-    });
-    let models = sl::learn(pages, params, kind);
+    use stencil_operators::site::site_level as sl;
+    let models = site_level_models(files, params, kind);
     for_each_page_of(files, |page, dom| {
         let model = &models[sl::site_of(&page.host)];
         let sums = summarize(dom, &page.host);
@@ -208,7 +219,7 @@ pub fn rtdm_over(
     };
     use stencil_operators::site::rtdm::Limits as MapLimits;
     use stencil_operators::site::rtdm_template::label_tree;
-    use stencil_operators::site::site_level::site_of;
+    use stencil_operators::site::site_level::{site_of, Fingerprints};
     let samples = samples_of(files, max_pages, label_tree);
     let templates: BTreeMap<String, _> = samples
         .into_iter()
@@ -221,11 +232,15 @@ pub fn rtdm_over(
         })
         .filter(|(_, found)| !found.is_empty())
         .collect();
+    // As the job: a page that fits none of its host's templates keeps SiteLevel(θ)'s call.
+    let models = site_level_models(files, &Default::default(), Fingerprints::Subtrees);
     let mapped: BTreeMap<&str, HostTemplates> = templates
         .iter()
         .map(|(host, found)| {
             let trees = found.iter().map(|t| (t.tree.clone(), t.pages_used));
-            (host.as_str(), mapped_host(Method::Rtdm, trees))
+            let mut held = mapped_host(Method::Rtdm, trees);
+            held.set_fallback(models.get(host).cloned().unwrap_or_default());
+            (host.as_str(), held)
         })
         .collect();
     for_each_page_of(files, |page, dom| {
@@ -265,15 +280,16 @@ pub fn regex_over(
     use stencil_operators::site::templates::RegexHost;
     use stencil_operators::site::tree_regex::{learn_groups, page_tree, Bounds};
     let samples = samples_of(files, max_pages, |dom, sums| page_tree(dom, sums).tree);
+    // As the job: a page that fits none of its host's templates keeps SiteLevel(θ)'s call.
+    let models = site_level_models(files, &Default::default(), Fingerprints::Subtrees);
     let hosts: BTreeMap<String, HostTemplates> = samples
         .into_iter()
         .map(|(host, pages)| {
             let groups = (DEFAULT_MIN_CLUSTER_PAGES, DEFAULT_THRESHOLD);
             let found = learn_groups(pages, groups, template_sample, Bounds::default());
-            (
-                host,
-                HostTemplates::Regex(RegexHost::of_groups((0, 0), found, 0)),
-            )
+            let mut held = HostTemplates::Regex(RegexHost::of_groups((0, 0), found, 0));
+            held.set_fallback(models.get(&host).cloned().unwrap_or_default());
+            (host, held)
         })
         .filter(|(_, host)| host.labelled())
         .collect();

@@ -59,6 +59,7 @@ fn synthetic_crawl_templates_match_the_generators_gold() {
         Method::Rtdm(DEFAULT_SAMPLE_PAGES),
         ETDM,
         ETDM_STAND_IN,
+        TREE_REGEX,
     ] {
         let (mut tp, mut fp, mut fn_) = (0u64, 0u64, 0u64);
         let mut seen = 0;

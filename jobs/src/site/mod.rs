@@ -634,6 +634,7 @@ pub(crate) fn label_page(
         roots,
         template: cluster,
         sections,
+        fell_back,
     } = call;
     let inside = inside_templates(dom, &roots);
     let (templated, total) = templated_text(dom, sums, &inside);
@@ -650,7 +651,11 @@ pub(crate) fn label_page(
     }
     let key = url_key(url);
     let sampled = templates.in_sample(key);
-    if sampled {
+    // A page that fit none of a mapping method's templates has SiteLevel(θ)'s, which its
+    // occurrences name.
+    let model = templates.fallback().filter(|_| fell_back);
+    let in_sample = model.map_or(sampled, |model| model.in_sample(key));
+    if in_sample {
         // Only sampled pages can hold a template's first occurrence on the smallest key.
         let mut seen: HashSet<u64> = HashSet::new();
         for (node, root) in found.roots.iter().enumerate() {
@@ -662,13 +667,19 @@ pub(crate) fn label_page(
                 hash,
                 Occurrence {
                     url_key: key,
-                    method: templates.method().as_str().to_string(),
+                    method: model
+                        .map_or(templates.method(), |_| Method::SiteLevel)
+                        .as_str()
+                        .to_string(),
                     node: node as u32,
                     url: url.to_string(),
                     path: dom.path(node),
                     text_sample: text::sample(dom, node, 200),
-                    pages_with: templates.pages_with(hash),
-                    pages_sampled: templates.pages_sampled(),
+                    pages_with: model.map_or_else(
+                        || templates.pages_with(hash),
+                        |model| model.counts.get(&hash).copied().unwrap_or(0),
+                    ),
+                    pages_sampled: model.map_or(templates.pages_sampled(), |m| m.pages_sampled),
                     cluster,
                 },
             ));

@@ -62,7 +62,9 @@ pub struct Statistics {
 /// What one worker keeps of the pages it reads.
 pub enum Local {
     Counts(LocalSample),
-    Trees(LocalTrees),
+    /// RTDM-TD and tree-regex: SiteLevel(θ)'s sample, for the pages that fit none of their
+    /// host's templates, and the label trees of each host's sample pages.
+    Trees(LocalSample, LocalTrees),
     /// ETDM: SiteLevel(θ)'s sample, for the hosts with no complete subdigraph, and every
     /// page's place in its site's link graph.
     Links(LocalSample, LocalLinks),
@@ -71,10 +73,9 @@ pub enum Local {
 /// What one page adds to its host's statistics, computed where a panic can be contained.
 pub enum Offer {
     Fingerprints(Vec<u64>),
-    Tree(Tree),
+    /// A page's fingerprints, and its label tree when it can enter its host's sample.
+    Tree(Vec<u64>, Option<Tree>),
     Links(Vec<u64>, Option<GraphPage>),
-    /// The page counts toward its host's pages but is not in the sample.
-    Counted,
 }
 
 /// The site statistics of a method once every worker's share has met: the templates, or,
@@ -88,9 +89,10 @@ impl Statistics {
     pub fn local(&self) -> Local {
         match self.method {
             Method::SiteLevel => Local::Counts(LocalSample::default()),
-            Method::Rtdm | Method::TreeRegex => {
-                Local::Trees(LocalTrees::new(self.sample_pages as usize))
-            }
+            Method::Rtdm | Method::TreeRegex => Local::Trees(
+                LocalSample::default(),
+                LocalTrees::new(self.sample_pages as usize),
+            ),
             Method::Etdm => Local::Links(LocalSample::default(), LocalLinks::default()),
         }
     }
@@ -106,11 +108,13 @@ impl Statistics {
     ) -> Offer {
         match local {
             Local::Counts(_) => Offer::Fingerprints(fingerprints(dom, sums, self.kind)),
-            Local::Trees(trees) if trees.wants(host, url_key) => Offer::Tree(match self.method {
-                Method::TreeRegex => tree_regex::page_tree(dom, sums).tree,
-                _ => label_tree(dom, sums),
-            }),
-            Local::Trees(_) => Offer::Counted,
+            Local::Trees(_, trees) => {
+                let tree = trees.wants(host, url_key).then(|| match self.method {
+                    Method::TreeRegex => tree_regex::page_tree(dom, sums).tree,
+                    _ => label_tree(dom, sums),
+                });
+                Offer::Tree(fingerprints(dom, sums, self.kind), tree)
+            }
             Local::Links(..) => Offer::Links(
                 fingerprints(dom, sums, self.kind),
                 Url::parse(url).ok().map(|url| graph_page(dom, &url)),
@@ -140,13 +144,19 @@ impl Statistics {
                     links.pages.push((host.to_string(), page));
                 }
             }
-            (Local::Counts(sample) | Local::Links(sample, _), _) => count(sample, None),
-            (Local::Trees(trees), offer) => {
+            (Local::Trees(sample, trees), offer) => {
                 *trees.pages.entry(host.to_string()).or_default() += 1;
-                if let Offer::Tree(tree) = offer {
-                    trees.offer(host, url_key, tree);
+                match offer {
+                    Offer::Tree(fingerprints, tree) => {
+                        count(sample, Some(fingerprints));
+                        if let Some(tree) = tree {
+                            trees.offer(host, url_key, tree);
+                        }
+                    }
+                    _ => count(sample, None),
                 }
             }
+            (Local::Counts(sample) | Local::Links(sample, _), _) => count(sample, None),
         }
     }
 
@@ -159,30 +169,30 @@ impl Statistics {
                 let templates = self.site_level(worker, &sample);
                 (Learned::Templates(templates), Some(sample))
             }
-            Local::Trees(trees) if self.method == Method::TreeRegex => {
-                let templates = dataflow::learn_tree_regex(
-                    worker,
-                    trees,
-                    (self.params.min_host_pages, self.sample_pages),
-                    (
-                        (self.min_cluster_pages, DEFAULT_THRESHOLD),
-                        self.template_sample,
+            Local::Trees(sample, trees) => {
+                let fallback = self.site_level(worker, &sample);
+                let mapped = match self.method {
+                    Method::TreeRegex => dataflow::learn_tree_regex(
+                        worker,
+                        trees,
+                        (self.params.min_host_pages, self.sample_pages),
+                        (
+                            (self.min_cluster_pages, DEFAULT_THRESHOLD),
+                            self.template_sample,
+                        ),
                     ),
-                );
-                (Learned::Templates(templates), None)
-            }
-            Local::Trees(trees) => {
-                let templates = dataflow::learn_mapped(
-                    worker,
-                    trees,
-                    self.params.min_host_pages,
-                    (
-                        self.sample_pages,
-                        (self.min_cluster_pages, DEFAULT_THRESHOLD),
+                    _ => dataflow::learn_mapped(
+                        worker,
+                        trees,
+                        self.params.min_host_pages,
+                        (
+                            self.sample_pages,
+                            (self.min_cluster_pages, DEFAULT_THRESHOLD),
+                        ),
+                        self.limits,
                     ),
-                    self.limits,
-                );
-                (Learned::Templates(templates), None)
+                };
+                (Learned::Templates(with_fallback(mapped, fallback)), None)
             }
             Local::Links(sample, links) => {
                 let fallback = self.site_level(worker, &sample);
@@ -207,6 +217,36 @@ impl Statistics {
             .map(|(host, model)| (host, HostTemplates::SiteLevel(model)))
             .collect()
     }
+}
+
+/// Each host's mapped templates, with SiteLevel(θ)'s model for its pages that fit none of
+/// them; a host the method found no template for keeps SiteLevel(θ)'s templates alone, if it
+/// has any.
+fn with_fallback(
+    mapped: HashMap<String, HostTemplates>,
+    mut fallback: HashMap<String, HostTemplates>,
+) -> HashMap<String, HostTemplates> {
+    let mut templates = HashMap::with_capacity(mapped.len());
+    for (host, mut found) in mapped {
+        let model = match fallback.remove(&host) {
+            Some(HostTemplates::SiteLevel(model)) => model,
+            _ => Default::default(),
+        };
+        match (found.labelled(), model.labelled) {
+            (false, true) => {
+                templates.insert(host, HostTemplates::SiteLevel(model));
+            }
+            (false, false) => {
+                templates.insert(host, found);
+            }
+            (true, _) => {
+                found.set_fallback(model);
+                templates.insert(host, found);
+            }
+        }
+    }
+    templates.extend(fallback);
+    templates
 }
 
 /// ETDM between its two dataflows: every host's key page and complete subdigraph are known;
@@ -261,6 +301,8 @@ impl PendingEtdm {
                 // The key page and the CS pages mapped.
                 pages_used: pages_used + 1,
                 min_count: cs_threshold + 1,
+                // One template: every page is cleaned by it.
+                fallback: None,
             };
             templates.insert(host, HostTemplates::Mapped(mapped));
         }
@@ -280,8 +322,9 @@ impl Local {
     /// Hosts this worker read pages of.
     pub fn hosts(&self) -> usize {
         match self {
-            Local::Counts(sample) | Local::Links(sample, _) => sample.pages.len(),
-            Local::Trees(trees) => trees.pages.len(),
+            Local::Counts(sample) | Local::Links(sample, _) | Local::Trees(sample, _) => {
+                sample.pages.len()
+            }
         }
     }
 }

@@ -217,6 +217,51 @@ pub fn sections(
     out
 }
 
+/// The roots of a page's noise: the largest subtrees below `<body>` whose visible size lies
+/// wholly in noise sections (importance below `threshold`), so that a menu whose entries are
+/// the items of a list, or a footer cut into a paragraph and a run of links, is one block as
+/// the other methods name it.
+pub fn noise_roots(dom: &Dom, sums: &[Subtree], sections: &[Section], threshold: f32) -> Vec<u32> {
+    let n = dom.len().min(sums.len());
+    let size =
+        |i: usize| sums[i].text_chars as f64 + f64::from(IMAGE_WEIGHT) * sums[i].images as f64;
+    let mut noise = vec![false; n];
+    for section in sections.iter().filter(|s| s.is_noise(threshold)) {
+        for &root in &section.roots {
+            if let Some(slot) = noise.get_mut(root as usize) {
+                *slot = true;
+            }
+        }
+    }
+    // Bottom up: the size of each subtree that lies in noise.
+    let mut covered = vec![0f64; n];
+    for i in (0..n).rev() {
+        if noise[i] {
+            covered[i] = size(i);
+        }
+        if let Some(parent) = dom.parent(i) {
+            if parent < n && !noise[parent] {
+                covered[parent] += covered[i];
+            }
+        }
+    }
+    // Top down: the largest wholly covered subtrees, none above `<body>`'s children.
+    let mut roots = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let whole = size(i) > 0.0 && covered[i] >= size(i);
+        let above_body = matches!(dom.node(i).kind, NodeKind::Document)
+            || matches!(tag_of(dom, i), "html" | "body");
+        if whole && !above_body {
+            roots.push(i as u32);
+            i = (dom.node(i).end as usize).max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    roots
+}
+
 fn tree_key(tree: &crate::site::rtdm::Tree, p: u32) -> u64 {
     use crate::site::rtdm::Labelled;
     tree.key(p)

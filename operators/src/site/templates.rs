@@ -17,7 +17,7 @@ use crate::site::embedding::embedded_roots;
 use crate::site::etdm::label_tree_exact;
 use crate::site::rtdm::{Labelled, Limits, TooLarge, Tree};
 use crate::site::rtdm_template::PageTree;
-use crate::site::sections::{sections, Section, DEFAULT_NOISE_THRESHOLD};
+use crate::site::sections::{noise_roots, sections, Section, DEFAULT_NOISE_THRESHOLD};
 use crate::site::site_level::{template_roots, Fingerprints, HostModel};
 use crate::site::tree_regex::{page_tree, Tags, TreeRegex, MIN_NODE_SUPPORT};
 
@@ -68,6 +68,9 @@ pub struct MappedHost {
     /// Pages a template node is on at least: every page of its group for RTDM-TD (the
     /// smallest group's count); the key page and t others for ETDM.
     pub min_count: u32,
+    /// SiteLevel(θ)'s model of the host, for a page that fits none of the templates (a design
+    /// with too few sample pages for a group of its own).
+    pub fallback: Option<HostModel>,
 }
 
 /// One template of a host, with what a page is matched to it by.
@@ -117,6 +120,7 @@ impl MappedHost {
                 .collect(),
             pages_used,
             min_count,
+            fallback: None,
         }
     }
 
@@ -129,6 +133,7 @@ impl MappedHost {
             templates: Vec::new(),
             pages_used: 0,
             min_count: 0,
+            fallback: None,
         }
     }
 }
@@ -146,6 +151,8 @@ pub struct RegexHost {
     pub templates: Vec<(TreeRegex, Vec<u64>)>,
     /// Pages the templates were learned from (or the sample pages offered, without any).
     pub pages_used: u32,
+    /// SiteLevel(θ)'s model, for a page that fits none of the templates.
+    pub fallback: Option<HostModel>,
 }
 
 impl RegexHost {
@@ -170,6 +177,7 @@ impl RegexHost {
                 })
                 .collect(),
             pages_used,
+            fallback: None,
         }
     }
 
@@ -213,6 +221,9 @@ pub struct PageCall {
     pub template: Option<u32>,
     /// Seed 003's sections of the page (tree-regex hosts only), its noise the roots.
     pub sections: Vec<Section>,
+    /// Whether the page fit none of a mapping method's templates and the roots are
+    /// SiteLevel(θ)'s ([`HostTemplates::fallback`]).
+    pub fell_back: bool,
 }
 
 impl HostTemplates {
@@ -221,6 +232,24 @@ impl HostTemplates {
             HostTemplates::SiteLevel(_) => Method::SiteLevel,
             HostTemplates::Mapped(host) => host.method,
             HostTemplates::Regex(_) => Method::TreeRegex,
+        }
+    }
+
+    /// SiteLevel(θ)'s model beside a mapping method's templates, for the pages that fit none.
+    pub fn fallback(&self) -> Option<&HostModel> {
+        match self {
+            HostTemplates::SiteLevel(_) => None,
+            HostTemplates::Mapped(host) => host.fallback.as_ref(),
+            HostTemplates::Regex(host) => host.fallback.as_ref(),
+        }
+    }
+
+    /// Gives a mapping method's templates SiteLevel(θ)'s model for the pages that fit none.
+    pub fn set_fallback(&mut self, model: HostModel) {
+        match self {
+            HostTemplates::SiteLevel(_) => {}
+            HostTemplates::Mapped(host) => host.fallback = Some(model),
+            HostTemplates::Regex(host) => host.fallback = Some(model),
         }
     }
 
@@ -319,26 +348,36 @@ impl HostTemplates {
                     ..PageCall::default()
                 })
             }
-            HostTemplates::Regex(host) => return Ok(host.call(dom, sums)),
-            HostTemplates::Mapped(host) => host,
+            HostTemplates::Regex(host) => host.call(dom, sums),
+            HostTemplates::Mapped(host) => {
+                // Seed 002's removal: the template found in the page in one top-down pass, for
+                // both mapping methods; the least-cost mapping is for finding templates.
+                let (roots, template) = match host.method {
+                    Method::Etdm => host.embedded(&label_tree_exact(dom), limits)?,
+                    _ => host.embedded(&PageTree::new(dom, sums), limits)?,
+                };
+                PageCall {
+                    roots: hashed_roots(sums, &roots),
+                    template,
+                    ..PageCall::default()
+                }
+            }
         };
-        // Seed 002's removal: the template found in the page in one top-down pass, for both
-        // mapping methods; the least-cost mapping is for finding templates.
-        let (roots, template) = match host.method {
-            Method::Etdm => host.embedded(&label_tree_exact(dom), limits)?,
-            _ => host.embedded(&PageTree::new(dom, sums), limits)?,
-        };
-        Ok(PageCall {
-            roots: hashed_roots(sums, &roots),
-            template,
-            sections: Vec::new(),
-        })
+        // A page of a design none of the templates is of keeps SiteLevel(θ)'s call.
+        match (host.template, self.fallback()) {
+            (None, Some(model)) => Ok(PageCall {
+                roots: template_roots(dom, sums, model, kind),
+                fell_back: true,
+                ..PageCall::default()
+            }),
+            _ => Ok(host),
+        }
     }
 }
 
 impl RegexHost {
-    /// The page matched against the template it fits and cut into sections; the roots of its
-    /// noise sections are its template roots.
+    /// The page matched against the template it fits and cut into sections; its noise
+    /// ([`noise_roots`]) is its template roots.
     fn call(&self, dom: &Dom, sums: &[Subtree]) -> PageCall {
         let page = page_tree(dom, sums);
         let Some(number) = self.template_number(&page.tree) else {
@@ -350,15 +389,12 @@ impl RegexHost {
         let regex = &self.templates[number as usize].0;
         let matched = regex.matched(&page.tree);
         let sections = sections(dom, sums, &page, &matched, regex);
-        let noise: Vec<u32> = sections
-            .iter()
-            .filter(|s| s.is_noise(DEFAULT_NOISE_THRESHOLD))
-            .flat_map(|s| s.roots.iter().copied())
-            .collect();
+        let noise = noise_roots(dom, sums, &sections, DEFAULT_NOISE_THRESHOLD);
         PageCall {
             roots: hashed_roots(sums, &noise),
             template: Some(number),
             sections,
+            fell_back: false,
         }
     }
 }
@@ -436,6 +472,7 @@ mod tests {
             pages_used: template.pages_used,
             min_count: template.pages_used,
             templates: vec![MappedTemplate::new(template.tree)],
+            fallback: None,
         });
         assert!(host.labelled());
         assert_eq!((host.pages_sampled(), host.min_count()), (3, 3));
@@ -509,6 +546,7 @@ mod tests {
                 .collect(),
             pages_used: 6,
             min_count: 3,
+            fallback: None,
         };
         let one = MappedHost {
             templates: vec![MappedTemplate::new(together.tree)],
@@ -534,5 +572,50 @@ mod tests {
         // A page of a third design fits neither and keeps everything.
         let other = "<html><body><p><i>x</i></p><p><i>y</i></p></body></html>";
         assert!(rooted(other).is_empty());
+
+        // With SiteLevel(θ)'s model beside the templates, it keeps SiteLevel(θ)'s call: the
+        // block on every page of the host is its template there.
+        let third = |i: usize| {
+            format!(
+                "<html><body><div id=mast><p>Contact us</p></div><p>Story {i}</p></body></html>"
+            )
+        };
+        let mut all: Vec<String> = htmls.to_vec();
+        all.extend((0..6).map(third));
+        let pages = all.iter().enumerate().map(|(i, html)| {
+            let dom = parse(html, 512);
+            let sums = summarize(&dom, "example.com");
+            crate::site::site_level::PageFingerprints {
+                host: "example.com".to_string(),
+                url_key: i as u64,
+                fingerprints: crate::site::site_level::fingerprints(
+                    &dom,
+                    &sums,
+                    Fingerprints::Subtrees,
+                ),
+            }
+        });
+        let params = crate::site::site_level::Params::default();
+        let models = crate::site::site_level::learn(pages, &params, Fingerprints::Subtrees);
+        let mut with = HostTemplates::Mapped(host.clone());
+        with.set_fallback(models["example.com"].clone());
+        let dom = parse(&third(9), 512);
+        let sums = summarize(&dom, "example.com");
+        let call = with
+            .call(&dom, &sums, Fingerprints::Subtrees, Limits::default())
+            .unwrap();
+        assert!(call.fell_back && call.template.is_none());
+        let rooted: Vec<&str> = (0..dom.len())
+            .filter(|&i| call.roots[i].is_some())
+            .map(|i| dom.tag(i).map_or("#text", |t| &**t))
+            .collect();
+        assert_eq!(rooted, ["div", "p"], "the masthead and its paragraph");
+        // A page of one of the templates is still cleaned by its own.
+        let dom = parse(&page("Five"), 512);
+        let sums = summarize(&dom, "example.com");
+        let call = with
+            .call(&dom, &sums, Fingerprints::Subtrees, Limits::default())
+            .unwrap();
+        assert!(!call.fell_back && call.template.is_some());
     }
 }
