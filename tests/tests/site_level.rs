@@ -433,11 +433,13 @@ fn real_sites_lose_at_most_two_percent_of_main_content_to_templates() {
     let all = total(&per_host);
     let lost = all.lost();
     eprintln!(
-        "overall: {} of {} gold tokens in template text ({:.3}%); {:.1}% of the other text removed",
+        "overall: {} of {} gold tokens in template text ({:.3}%); {:.1}% of the other text \
+         removed; precision {:.3}",
         all.gold_lost,
         all.gold,
         100.0 * lost,
-        100.0 * all.removed()
+        100.0 * all.removed(),
+        all.precision()
     );
     assert!(
         lost <= 0.02,
@@ -565,10 +567,11 @@ fn rtdm_templates_keep_main_content_and_remove_half_of_what_site_level_does() {
     let (lost, removed) = (rtdm.lost(), rtdm.removed());
     let site_level_removed = site_level.removed();
     eprintln!(
-        "RTDM-TD: {:.3}% of gold tokens lost, {:.1}% of the other text removed \
-         (SiteLevel: {:.3}% and {:.1}%)",
+        "RTDM-TD: {:.3}% of gold tokens lost, {:.1}% of the other text removed, precision \
+         {:.3} (SiteLevel: {:.3}% and {:.1}%)",
         100.0 * lost,
         100.0 * removed,
+        rtdm.precision(),
         100.0 * site_level.lost(),
         100.0 * site_level_removed
     );
@@ -725,11 +728,12 @@ fn etdm_templates_on_real_hosts() {
     eprintln!(
         "{ETDM:?}: {} of {hosts} hosts have a CS and an ETDM template, {:.0}% have none and \
          fall back to SiteLevel; overall {:.3}% of gold tokens lost, {:.1}% of the other text \
-         removed (SiteLevel: {:.3}% and {:.1}%)",
+         removed, precision {:.3} (SiteLevel: {:.3}% and {:.1}%)",
         all.etdm_hosts,
         100.0 * share(hosts - all.etdm_hosts, hosts),
         100.0 * lost,
         100.0 * removed,
+        all.precision(),
         100.0 * sl.lost(),
         100.0 * site_level_removed
     );
@@ -751,10 +755,11 @@ fn etdm_templates_on_real_hosts() {
     let (stand_in_lost, stand_in_removed) = (stand_in.lost(), stand_in.removed());
     eprintln!(
         "{ETDM_STAND_IN:?} (not seed 004's CS): {} of {hosts} hosts with an ETDM template; \
-         {:.3}% of gold tokens lost, {:.1}% of the other text removed",
+         {:.3}% of gold tokens lost, {:.1}% of the other text removed, precision {:.3}",
         stand_in.etdm_hosts,
         100.0 * stand_in_lost,
-        100.0 * stand_in_removed
+        100.0 * stand_in_removed,
+        stand_in.precision()
     );
     // The CS search does find bbc.co.uk's (its gold names two hosts, one site).
     assert!(all.etdm_hosts >= 1, "no real host has a CS");
