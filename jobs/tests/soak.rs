@@ -974,7 +974,7 @@ impl Seeds {
 fn warc_commands(index: u64) -> Vec<Cmd> {
     let workers = if index.is_multiple_of(2) { 1 } else { 2 };
     let spill = index % 4 == 3;
-    let method = ["site-level", "rtdm", "etdm"][(index / 4 % 3) as usize];
+    let method = ["site-level", "rtdm", "etdm", "tree-regex"][(index / 4 % 4) as usize];
     let other = if (index / 2).is_multiple_of(2) {
         Cmd::Inspect
     } else {
@@ -1090,6 +1090,11 @@ fn regression_inputs() -> Vec<Input> {
             workers: 2,
             spill: false,
             method: "etdm",
+        },
+        Cmd::Run {
+            workers: 1,
+            spill: false,
+            method: "tree-regex",
         },
         Cmd::Apply,
     ];

@@ -13,6 +13,10 @@
 //!   visible structure with its content features ([`tree_regex::page_tree`]) instead
 //!   ([`dataflow::learn_tree_regex`]).
 //!
+//!   Both keep SiteLevel(θ)'s sample beside their trees: a page that fits none of its host's
+//!   templates (a design with too few sample pages for a group) keeps SiteLevel(θ)'s call,
+//!   and a host they find no template for keeps SiteLevel(θ)'s templates.
+//!
 //! - **ETDM**: SiteLevel(θ)'s sample, for the hosts that have no complete subdigraph, and every
 //!   page's links as keys ([`GraphPage`]). Two more dataflows follow: the links meet on each
 //!   host's owner, which picks the key page and its complete subdigraph

@@ -26,7 +26,7 @@
 
 use crate::dom::subtree::Subtree;
 use crate::dom::{Dom, NodeKind};
-use crate::site::rtdm::NONE;
+use crate::site::rtdm::{Labelled, NONE};
 use crate::site::tree_regex::{Matched, RegexPage, TreeRegex};
 
 /// Importance below which a section is noise (the seed's 25%).
@@ -84,7 +84,7 @@ pub fn sections(
         if p == NONE || p as usize >= matched.image.len() {
             return 0.0;
         }
-        regex.noise_confidence(matched.image[p as usize], tree_key(tree, p))
+        regex.noise_confidence(matched.image[p as usize], tree.key(p))
     };
     let size = |i: usize| sums[i].text_chars as f32 + IMAGE_WEIGHT * sums[i].images as f32;
 
@@ -260,11 +260,6 @@ pub fn noise_roots(dom: &Dom, sums: &[Subtree], sections: &[Section], threshold:
         }
     }
     roots
-}
-
-fn tree_key(tree: &crate::site::rtdm::Tree, p: u32) -> u64 {
-    use crate::site::rtdm::Labelled;
-    tree.key(p)
 }
 
 fn tag_of(dom: &Dom, i: usize) -> &str {

@@ -2,8 +2,8 @@
 //! and every page's nodes mapped to the template nodes they instantiate.
 //!
 //! A page is seen as its structure: elements labelled by tag name with their `id` and classes
-//! (digits dropped, so that `post-17` and `post-18` are one name), and texts all one label
-//! ([`TEXT`]); only what shows (an element with visible text or an image, a text that is not
+//! (digits dropped, so that `post-17` and `post-18` are one name; two elements of one tag
+//! whose names differ still match, for less), and texts all one label ([`TEXT`]); only what shows (an element with visible text or an image, a text that is not
 //! blank) takes part, so a spacer or an inline script does not make two pages differ. What a
 //! node shows is its *content feature*, kept beside the structure: a text's content hash, a
 //! link's `href`, an image's `src` ([`page_tree`]).
@@ -20,8 +20,9 @@
 //! alignment with nothing added) to count its page support (PS): per template node, the pages
 //! with a node mapped to it; per content feature at a template node, the pages that show it
 //! there. Node support is PS over the sample size k, a feature's noise confidence its PS over
-//! its node's (the seed's definitions); [`TreeRegex::noise_confidence`] gives it for a page
-//! node, zero where the node's support is below [`MIN_NODE_SUPPORT`] (the seed's 20%).
+//! its node's (the seed's definitions); [`TreeRegex::noise_confidence`] gives it for a
+//! template node and a feature, zero where the node's support is below [`MIN_NODE_SUPPORT`]
+//! (the seed's 20%).
 //!
 //! Why not the mapping of seeds 002 and 004: a least-cost mapping pairs the i-th list item of
 //! one page with the i-th of the other, and a template of what all pages share keeps neither a
