@@ -6,8 +6,9 @@
 //!
 //! What crosses workers is compact: per sampled page its host and URL key, and for the hosts
 //! with labels its fingerprints (a state's pages: each (host, fingerprint) once, with the
-//! number of pages it is on), or for RTDM-TD its label tree ([`learn_mapped`]); per host its
-//! page count; on the way back, per host its model (or template tree). Never HTML.
+//! number of pages it is on), or for RTDM-TD and the tree regular expressions its label tree
+//! ([`learn_from_samples`]); per host its page count; on the way back, per host its model (or
+//! template trees, or expressions). Never HTML.
 
 use std::cell::RefCell;
 use std::collections::hash_map::Entry;
