@@ -601,35 +601,22 @@ pub(crate) fn label_page(
     };
     let blocks =
         (scheme == Scheme::Kolcz).then(|| blocks::kolcz_blocks(dom, &text::PageText::new(dom)));
-    // `cluster`: the mapping method's template the page was cleaned by.
     let (call, unmapped) = match (&blocks, site_level) {
-        (Some(blocks), Some(model)) => {
-            let roots = block_roots(dom.len(), blocks, model);
-            (
-                PageCall {
-                    roots,
-                    ..PageCall::default()
-                },
-                false,
-            )
-        }
+        (Some(blocks), Some(model)) => (
+            PageCall::of_roots(block_roots(dom.len(), blocks, model)),
+            false,
+        ),
         // A page too large to map against its host's template keeps none of it, and the
         // host's row counts it.
         _ => match templates.call(dom, sums, kind, MAPPING_LIMITS) {
             Ok(call) => (call, false),
             Err(too_large) => {
                 tracing::debug!(url, %too_large, "page left unmapped");
-                let roots = vec![None; dom.len()];
-                (
-                    PageCall {
-                        roots,
-                        ..PageCall::default()
-                    },
-                    true,
-                )
+                (PageCall::of_roots(vec![None; dom.len()]), true)
             }
         },
     };
+    // `cluster`: the mapping method's template the page was cleaned by.
     let PageCall {
         roots,
         template: cluster,

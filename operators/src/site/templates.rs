@@ -101,10 +101,7 @@ impl MappedHost {
         found: Vec<(Tree, u32)>,
         offered: u32,
     ) -> MappedHost {
-        let pages_used = match found.is_empty() {
-            true => offered,
-            false => found.iter().map(|(_, used)| used).sum(),
-        };
+        let pages_used = pages_used(found.iter().map(|(_, used)| *used), offered);
         let min_count = found
             .iter()
             .map(|(_, used)| *used)
@@ -162,10 +159,7 @@ impl RegexHost {
         found: Vec<(TreeRegex, u32)>,
         offered: u32,
     ) -> RegexHost {
-        let pages_used = match found.is_empty() {
-            true => offered,
-            false => found.iter().map(|(_, used)| used).sum(),
-        };
+        let pages_used = pages_used(found.iter().map(|(_, used)| *used), offered);
         RegexHost {
             pages,
             sample_max_key,
@@ -203,6 +197,16 @@ impl RegexHost {
     }
 }
 
+/// The pages a host's templates were learned from, given each template's (`used`): their sum,
+/// or the `offered` sample pages when there is no template.
+fn pages_used(used: impl Iterator<Item = u32>, offered: u32) -> u32 {
+    let mut used = used.peekable();
+    match used.peek() {
+        None => offered,
+        Some(_) => used.sum(),
+    }
+}
+
 /// A host's templates.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HostTemplates {
@@ -224,6 +228,16 @@ pub struct PageCall {
     /// Whether the page fit none of a mapping method's templates and the roots are
     /// SiteLevel(θ)'s ([`HostTemplates::fallback`]).
     pub fell_back: bool,
+}
+
+impl PageCall {
+    /// A call of template roots alone: no template number, no sections, not a fallback.
+    pub fn of_roots(roots: Vec<Option<u64>>) -> PageCall {
+        PageCall {
+            roots,
+            ..PageCall::default()
+        }
+    }
 }
 
 impl HostTemplates {
@@ -343,10 +357,7 @@ impl HostTemplates {
     ) -> Result<PageCall, TooLarge> {
         let host = match self {
             HostTemplates::SiteLevel(model) => {
-                return Ok(PageCall {
-                    roots: template_roots(dom, sums, model, kind),
-                    ..PageCall::default()
-                })
+                return Ok(PageCall::of_roots(template_roots(dom, sums, model, kind)))
             }
             HostTemplates::Regex(host) => host.call(dom, sums),
             HostTemplates::Mapped(host) => {
@@ -381,10 +392,7 @@ impl RegexHost {
     fn call(&self, dom: &Dom, sums: &[Subtree]) -> PageCall {
         let page = page_tree(dom, sums);
         let Some(number) = self.template_number(&page.tree) else {
-            return PageCall {
-                roots: vec![None; sums.len()],
-                ..PageCall::default()
-            };
+            return PageCall::of_roots(vec![None; sums.len()]);
         };
         let regex = &self.templates[number as usize].0;
         let matched = regex.matched(&page.tree);

@@ -488,7 +488,7 @@ impl TreeRegex {
         let view = Frozen(self);
         let mut image = vec![NONE; page.len()];
         let mut star = vec![NONE; page.len()];
-        if page.is_empty() || self.is_empty() || page.label(0) != ROOT {
+        if !is_page(page) || self.is_empty() {
             return Matched { image, star };
         }
         let mut stack: Vec<(u32, u32)> = vec![(0, 0)];
@@ -535,10 +535,16 @@ pub fn learn_groups(
         .collect()
 }
 
+/// Whether a tree is a page as [`page_tree`] makes them (rooted at the document): what
+/// learning takes; anything else is left out.
+fn is_page(tree: &Tree) -> bool {
+    !tree.is_empty() && tree.label(0) == ROOT
+}
+
 /// Learns a template from `pages` (the first is the starting structure) and counts its page
 /// support over them. `None` for no page.
 pub fn learn(pages: &[&Tree], bounds: Bounds) -> Option<TreeRegex> {
-    let mut usable = pages.iter().filter(|p| !p.is_empty() && p.label(0) == ROOT);
+    let mut usable = pages.iter().filter(|p| is_page(p));
     let first = usable.next()?;
     let mut draft = Draft {
         nodes: Vec::new(),
@@ -572,7 +578,7 @@ impl TreeRegex {
         let mut seen_features: std::collections::HashSet<(u32, u64)> = Default::default();
         let mut k = 0u32;
         for (number, page) in pages.iter().enumerate() {
-            if page.is_empty() || page.label(0) != ROOT {
+            if !is_page(page) {
                 continue;
             }
             k += 1;
@@ -699,22 +705,28 @@ trait Items {
         }
     }
 
-    /// The labels of a node's children as alignment compares them: each item's first label.
+    /// The node an item stands for when its children are compared: itself, or the first node
+    /// under its operators.
+    fn first_node(&self, item: u32) -> u32 {
+        let mut at = item;
+        for _ in 0..4 {
+            match self.op(at) {
+                Op::Node(_) => return at,
+                _ => match self.kids(at).first() {
+                    Some(&k) => at = k,
+                    None => return at,
+                },
+            }
+        }
+        at
+    }
+
+    /// The labels of a node's children as alignment compares them: each item's first node's.
     fn child_labels(&self, node: u32, out: &mut Vec<u64>) {
         out.clear();
         for &kid in self.kids(node).iter().take(32) {
-            let mut at = kid;
-            for _ in 0..4 {
-                match self.op(at) {
-                    Op::Node(label) => {
-                        out.push(label);
-                        break;
-                    }
-                    _ => match self.kids(at).first() {
-                        Some(&k) => at = k,
-                        None => break,
-                    },
-                }
+            if let Op::Node(label) = self.op(self.first_node(kid)) {
+                out.push(label);
             }
         }
         out.sort_unstable();
@@ -742,24 +754,10 @@ fn page_child_labels(page: &Tree, node: u32, out: &mut Vec<u64>) {
     out.dedup();
 }
 
-/// Whether two sorted label sets are alike (Jaccard similarity at least ½; two empty sets are).
+/// Whether two sorted label sets are alike: Jaccard similarity ([`clusters::similarity`]) at
+/// least ½ (two empty sets are).
 fn alike(a: &[u64], b: &[u64]) -> bool {
-    if a.is_empty() && b.is_empty() {
-        return true;
-    }
-    let (mut i, mut j, mut both) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                both += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    2 * both >= a.len() + b.len() - both
+    clusters::similarity(a, b) >= 0.5
 }
 
 /// Whether two page siblings are items of one list: the same label and alike children.
@@ -783,7 +781,7 @@ fn align(tpl: &impl Items, items: &[u32], page: &Tree, kids: &[u32], learning: b
     let mut item_labels: Vec<Vec<u64>> = Vec::with_capacity(m);
     for &item in items {
         let mut labels = Vec::new();
-        tpl.child_labels(resolve_any(tpl, item), &mut labels);
+        tpl.child_labels(tpl.first_node(item), &mut labels);
         item_labels.push(labels);
     }
     let kid_labels: Vec<Vec<u64>> = kids
@@ -884,22 +882,6 @@ fn align(tpl: &impl Items, items: &[u32], page: &Tree, kids: &[u32], learning: b
     }
     steps.reverse();
     steps
-}
-
-/// The node an item stands for when its children are compared: itself, or the first node under
-/// its operators.
-fn resolve_any(tpl: &impl Items, item: u32) -> u32 {
-    let mut at = item;
-    for _ in 0..4 {
-        match tpl.op(at) {
-            Op::Node(_) => return at,
-            _ => match tpl.kids(at).first() {
-                Some(&k) => at = k,
-                None => return at,
-            },
-        }
-    }
-    at
 }
 
 /// The alignment of two long lists: each child matches the next fitting item within
