@@ -400,6 +400,7 @@ pub struct PageRow {
     pub content_fractions: [Option<f64>; 2],
     pub main_content_chars: u64,
     pub cleaned_text: String,
+    pub cleaned_markdown: Option<String>,
 }
 
 pub fn pages_batch(schema: &SchemaRef, rows: &[PageRow]) -> Result<RecordBatch, String> {
@@ -425,6 +426,7 @@ pub fn pages_batch(schema: &SchemaRef, rows: &[PageRow]) -> Result<RecordBatch, 
     columns.extend((0..2).map(|k| optional_f64s(rows, |r| r.content_fractions[k])));
     columns.push(u64s(rows, |r| r.main_content_chars));
     columns.push(strings(rows, |r| &r.cleaned_text));
+    columns.push(optional_strings(rows, |r| r.cleaned_markdown.as_deref()));
     batch(schema, columns)
 }
 

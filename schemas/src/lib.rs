@@ -165,7 +165,8 @@ pub const PAGE_FRACTIONS: [&str; 7] = [
 
 /// `pages`: one row per parsed HTML page: where it came from, its size, its template fractions
 /// (is this node the site's template?), its main-content fractions (is this what the page
-/// exists to deliver?) and its cleaned text (the main content, one line per block).
+/// exists to deliver?) and its cleaned text (the main content, one line per block), also as
+/// Markdown.
 pub fn pages() -> SchemaRef {
     let mut fields = vec![
         Field::new("url", DataType::Utf8, false),
@@ -197,6 +198,8 @@ pub fn pages() -> SchemaRef {
     );
     fields.push(Field::new("main_content_chars", DataType::UInt64, false));
     fields.push(Field::new("cleaned_text", DataType::Utf8, false));
+    // The cleaned text as Markdown: the same words (null with --no-markdown).
+    fields.push(Field::new("cleaned_markdown", DataType::Utf8, true));
     Arc::new(Schema::new(fields))
 }
 

@@ -4,6 +4,7 @@ pub mod clustering;
 pub mod end_to_end;
 pub mod gold;
 pub mod l3s;
+pub mod markdown;
 pub mod mutate;
 pub mod warc_samples;
 

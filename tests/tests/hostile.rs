@@ -3,7 +3,7 @@
 //! and every record must be read or reported.
 
 use encoding_rs::{SHIFT_JIS, WINDOWS_1251, WINDOWS_1252};
-use stencil_operators::dom::{self, subtree};
+use stencil_operators::dom::{self, markdown, subtree};
 use stencil_operators::reading::charset::CharsetSource;
 use stencil_operators::reading::page::{to_page, Outcome, SkipReason, Truncation};
 use stencil_operators::reading::warc::write::serialize;
@@ -591,7 +591,7 @@ fn a_link_to_a_raw_unicode_host_cleans() {
 }
 
 /// Both views of a page (template scores, smoothing and cleaned text; the content model's
-/// judgement and cleaned text) on pages built to find a recursion or a per-node walk up the
+/// judgement, cleaned text and Markdown) on pages built to find a recursion or a per-node walk up the
 /// ancestors: 100,000 nested elements with text at every level, on a small stack, in bounded
 /// time. `stencil run` does the same per page (`jobs/src/run/page.rs`).
 #[test]
@@ -620,6 +620,14 @@ fn both_views_judge_a_page_100000_deep_without_recursion() {
             ),
             depth,
         ),
+        (
+            format!(
+                "<html><body><main>{}deep{}</main></body></html>",
+                "<ul><li>item <blockquote>quote ".repeat(depth / 2),
+                "</blockquote></li></ul>".repeat(depth / 2)
+            ),
+            depth + 1,
+        ),
     ];
     for (html, words_seen) in pages {
         on_small_stack(move || {
@@ -639,7 +647,18 @@ fn both_views_judge_a_page_100000_deep_without_recursion() {
             };
             let judgement = content::judge(&dom, &sums, context, &ContentModel::shipped());
             let content_text = judgement.cleaned_text(&dom);
+            let markdown_options = markdown::Options {
+                links: true,
+                images: true,
+            };
+            let content_markdown = judgement.cleaned_markdown(&dom, markdown_options);
             let words = |text: &str| text.split_whitespace().count();
+            // Markdown's prefixes stay short however deep the blocks nest.
+            assert!(content_markdown.lines().all(|line| line.len() < 4096));
+            assert_eq!(
+                stencil_tests::markdown::words_of_markdown(&content_markdown),
+                stencil_tests::markdown::words(&content_text)
+            );
             let everything = dom::text::readable(&dom, 0..dom.len(), |_| false, usize::MAX);
             assert_eq!(words(&everything), words_seen);
             assert!(words(&template_text) <= words_seen);

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use stencil_operators::dom::markdown;
 use stencil_operators::page_models::content::ContentModel;
 
 use super::page;
@@ -92,6 +93,16 @@ pub struct PageArgs {
     /// template model leaves (without the main-content model, for comparisons).
     #[arg(long, value_enum, default_value_t = page::CleanedFrom::Content)]
     pub cleaned_text: page::CleanedFrom,
+    /// No Markdown: `pages.cleaned_markdown` stays null (`clean --format markdown` still
+    /// writes it).
+    #[arg(long)]
+    pub no_markdown: bool,
+    /// Links in the Markdown, as [text](href).
+    #[arg(long)]
+    pub links: bool,
+    /// Images in the Markdown, as ![alt](src): those in the blocks kept.
+    #[arg(long)]
+    pub images: bool,
 }
 
 impl PageArgs {
@@ -113,6 +124,10 @@ impl PageArgs {
             basic: self.basic,
             hidden_threshold: (self.hidden_threshold <= 1.0).then_some(self.hidden_threshold),
             cleaned_from: self.cleaned_text,
+            markdown: (!self.no_markdown).then_some(markdown::Options {
+                links: self.links,
+                images: self.images,
+            }),
         })
     }
 

@@ -8,10 +8,12 @@ use std::process::ExitCode;
 use clap::Args;
 use stencil_operators::contain::contain;
 use stencil_operators::dom::subtree::summarize;
+use stencil_operators::dom::{markdown, Dom};
 use stencil_operators::reading::page::looks_binary;
 use stencil_operators::reading::warc::Limits;
 
 use super::args::PageArgs;
+use super::page::Analysis;
 use crate::score::Scorer;
 
 #[derive(Args)]
@@ -25,10 +27,21 @@ pub struct CleanArgs {
     /// forum thread's URL keeps its replies, which would otherwise go as readers' comments.
     #[arg(long, default_value = "")]
     pub url: String,
+    /// What to print: the cleaned text (one line per block), the same as Markdown, or a JSON
+    /// object with the page's metadata, both texts and its template fractions.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
     #[command(flatten)]
     pub page_args: PageArgs,
     #[command(flatten)]
     pub limits: crate::limits::LimitArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Markdown,
+    Json,
 }
 
 /// The page's HTML from a file's bytes: gzip (`page.html.gz`, as data sets and saved
@@ -70,7 +83,13 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
     };
     read.map_err(|e| format!("{source}: {e}"))?;
     let bytes = html_of(bytes, &source, &limits)?;
-    let options = args.page_args.options()?;
+    let mut options = args.page_args.options()?;
+    if args.format != Format::Text {
+        options.markdown = Some(markdown::Options {
+            links: args.page_args.links,
+            images: args.page_args.images,
+        });
+    }
     let content_model = args.page_args.content_model()?;
     let host = url::Url::parse(&args.url)
         .ok()
@@ -84,7 +103,7 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
         let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
         crate::crash::enter("hashes", &args.url);
         let sums = summarize(&dom, &host);
-        super::page::analyse(
+        let analysis = super::page::analyse(
             &dom,
             &sums,
             &scorer,
@@ -92,7 +111,9 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
             None,
             options,
             &args.url,
-        )
+        );
+        let json = (args.format == Format::Json).then(|| page_json(&dom, &args.url, &analysis));
+        (analysis, json)
     })
     .map_err(|panic| {
         format!(
@@ -100,20 +121,41 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
             panic.message, panic.stage
         )
     })?;
+    let (analysis, json) = analysis;
+    let printed = match (args.format, json) {
+        (Format::Json, Some(json)) => json.to_string(),
+        (Format::Markdown, _) => analysis.cleaned_markdown.unwrap_or_default(),
+        _ => analysis.cleaned_text,
+    };
     let mut out = std::io::stdout().lock();
-    let written = out
-        .write_all(analysis.cleaned_text.as_bytes())
-        .and_then(|()| {
-            if analysis.cleaned_text.ends_with('\n') || analysis.cleaned_text.is_empty() {
-                Ok(())
-            } else {
-                out.write_all(b"\n")
-            }
-        });
+    let written = out.write_all(printed.as_bytes()).and_then(|()| {
+        if printed.ends_with('\n') || printed.is_empty() {
+            Ok(())
+        } else {
+            out.write_all(b"\n")
+        }
+    });
     match written {
         Ok(()) => Ok(ExitCode::SUCCESS),
         // A closed pipe (`stencil clean page.html | head`) is not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(format!("stdout: {e}")),
     }
+}
+
+/// `clean --format json`: the page's URL, its `<title>`, its template and main-content
+/// fractions, and both views of its cleaned text, under the names `pages` gives them.
+fn page_json(dom: &Dom, url: &str, analysis: &Analysis) -> serde_json::Value {
+    let fractions = &analysis.fractions;
+    serde_json::json!({
+        "url": url,
+        "title": dom.title().map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")),
+        "template_text_fraction": fractions.text,
+        "template_anchor_text_fraction": fractions.anchor_text,
+        "template_link_fraction": fractions.links,
+        "template_html_fraction": fractions.html,
+        "main_content_chars": analysis.main_content_chars,
+        "cleaned_text": analysis.cleaned_text,
+        "cleaned_markdown": analysis.cleaned_markdown,
+    })
 }

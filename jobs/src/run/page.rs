@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use stencil_operators::dom::subtree::Subtree;
-use stencil_operators::dom::Dom;
+use stencil_operators::dom::{markdown, Dom};
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::page_models::content::{self, ContentModel, Context};
 use stencil_operators::page_models::{features, names};
@@ -30,6 +30,8 @@ pub struct Analysis {
     pub main_content_chars: u64,
     pub main_content_anchor_chars: u64,
     pub cleaned_text: String,
+    /// `cleaned_text` as Markdown, when asked for.
+    pub cleaned_markdown: Option<String>,
 }
 
 /// What `cleaned_text` is made from.
@@ -56,6 +58,8 @@ pub struct Options {
     /// their subtree, whatever their section (`segmentation::with_confident_hidden`).
     pub hidden_threshold: Option<f32>,
     pub cleaned_from: CleanedFrom,
+    /// Whether to write `cleaned_text` as Markdown too, and what it holds.
+    pub markdown: Option<markdown::Options>,
 }
 
 /// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
@@ -124,11 +128,19 @@ pub fn analyse(
         CleanedFrom::Content => judgement.cleaned_text(dom),
         CleanedFrom::Template => segmentation::cleaned_text(dom, &calls, smoothing.threshold),
     };
+    enter("markdown", url);
+    let cleaned_markdown = options.markdown.map(|md| match options.cleaned_from {
+        CleanedFrom::Content => judgement.cleaned_markdown(dom, md),
+        CleanedFrom::Template => {
+            segmentation::cleaned_markdown(dom, &calls, smoothing.threshold, md)
+        }
+    });
     Analysis {
         fractions: fractions::of(dom, sums, &template),
         main_content_chars: judgement.main_content_chars(),
         main_content_anchor_chars: judgement.main_content_anchor_chars(),
         cleaned_text,
+        cleaned_markdown,
         scores,
         segmentation,
         template,
@@ -242,6 +254,7 @@ pub fn page_row(
             site.html,
         ],
         cleaned_text: analysis.cleaned_text,
+        cleaned_markdown: analysis.cleaned_markdown,
     }
 }
 

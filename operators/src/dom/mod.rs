@@ -31,6 +31,7 @@ mod streaming;
 mod tags;
 mod tokenizer;
 
+pub mod markdown;
 pub mod normalize;
 pub mod subtree;
 pub mod text;

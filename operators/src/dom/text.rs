@@ -70,32 +70,127 @@ pub fn sample(dom: &Dom, i: usize, max_chars: usize) -> String {
 /// element for which `dropped` holds goes with its subtree, a text node alone. Writing stops
 /// once the text holds `max_bytes` bytes or more (a sample needs no more).
 ///
-/// One walk for every view of a page's text, so the template view's cleaned text, the content
-/// view's, and the samples people read in the tables all agree on what a reader sees.
+/// One walk ([`walk`]) for every view of a page's text, so the template view's cleaned text,
+/// the content view's, their Markdown ([`crate::dom::markdown`]), and the samples people read
+/// in the tables all agree on what a reader sees.
 pub fn readable(
     dom: &Dom,
     nodes: Range<usize>,
     dropped: impl Fn(usize) -> bool,
     max_bytes: usize,
 ) -> String {
-    let mut out = String::new();
-    let mut space_pending = false;
-    let mut open_blocks: Vec<u32> = Vec::new();
-    // The parent of the text `out` ends with, while that text is on the current line.
-    let mut line_text_parent = NONE;
-    let line_break = |out: &mut String, space_pending: &mut bool| {
-        *space_pending = false;
-        if !out.is_empty() && !out.ends_with('\n') {
-            out.push('\n');
+    let mut plain = Plain::default();
+    walk(dom, nodes, dropped, &mut plain, max_bytes);
+    let mut out = plain.out;
+    while out.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+/// What [`walk`] writes to: the plain text of [`readable`], or Markdown.
+pub(crate) trait Sink {
+    /// Bytes written so far.
+    fn len(&self) -> usize;
+    /// The last character of text written (markup aside), for [`reads_as_two_words`].
+    fn last_char(&self) -> Option<char>;
+    /// Whether element `i`, which is not a block, is to be told when its subtree ends.
+    fn wants_close(&self, dom: &Dom, i: usize) -> bool;
+    /// A kept element starts: a block (after its line break) or one [`Sink::wants_close`]
+    /// named, or any other element (an image, a `<br>`).
+    fn open(&mut self, dom: &Dom, i: usize, block: bool);
+    /// A kept block, or an element [`Sink::wants_close`] named, ends (before a block's line
+    /// break).
+    fn close(&mut self, dom: &Dom, i: usize, block: bool);
+    /// A block starts or ends.
+    fn line_break(&mut self);
+    /// Appends a visible text node's text; `split` when the walk has found it to be a word of
+    /// its own ([`reads_as_two_words`]). Returns whether a word was written.
+    fn text(&mut self, text: &str, split: bool) -> bool;
+}
+
+/// [`readable`]'s sink: text, white space collapsed, one line per block.
+#[derive(Default)]
+struct Plain {
+    out: String,
+    space_pending: bool,
+}
+
+impl Sink for Plain {
+    fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    fn last_char(&self) -> Option<char> {
+        self.out.chars().next_back()
+    }
+
+    fn wants_close(&self, _: &Dom, _: usize) -> bool {
+        false
+    }
+
+    fn open(&mut self, _: &Dom, _: usize, _: bool) {}
+
+    fn close(&mut self, _: &Dom, _: usize, _: bool) {}
+
+    fn line_break(&mut self) {
+        self.space_pending = false;
+        if !self.out.is_empty() && !self.out.ends_with('\n') {
+            self.out.push('\n');
         }
-    };
+    }
+
+    fn text(&mut self, text: &str, split: bool) -> bool {
+        self.space_pending |= split;
+        let written = self.out.len();
+        if text.is_ascii() {
+            append_collapsed_ascii(&mut self.out, text, &mut self.space_pending);
+        } else {
+            append_collapsed(&mut self.out, text, &mut self.space_pending);
+        }
+        // Only a word makes `out` longer (white space is written before a word).
+        self.out.len() > written
+    }
+}
+
+/// The walk behind [`readable`] and [`crate::dom::markdown`]: nodes `nodes` in document order,
+/// elements for which `dropped` holds (and text only screen readers read) skipped with their
+/// subtree, text nodes for which it holds skipped alone; every block's start and end told to
+/// `sink` as a line break, and every kept element's start (and, for blocks and those the sink
+/// asks for, its end) as `open` and `close`. Stops once the sink holds `max_bytes` bytes.
+///
+/// Inside `<pre>` (code) no word is split from the one before it: code is written as it is.
+pub(crate) fn walk<S: Sink>(
+    dom: &Dom,
+    nodes: Range<usize>,
+    dropped: impl Fn(usize) -> bool,
+    sink: &mut S,
+    max_bytes: usize,
+) {
+    // Open elements to close: (end, node, block).
+    let mut open: Vec<(u32, u32, bool)> = Vec::new();
+    let mut open_pre = 0usize;
+    // The parent of the text the sink ends with, while that text is on the current line.
+    let mut line_text_parent = NONE;
     let end = nodes.end.min(dom.len());
     let mut i = nodes.start;
-    while i < end && out.len() < max_bytes {
-        while open_blocks.last().is_some_and(|&end| end as usize <= i) {
-            open_blocks.pop();
-            line_break(&mut out, &mut space_pending);
-            line_text_parent = NONE;
+    let close = |sink: &mut S, (_, node, block): (u32, u32, bool), open_pre: &mut usize| {
+        sink.close(dom, node as usize, block);
+        if block {
+            sink.line_break();
+            if dom.tag(node as usize) == Some(&local_name!("pre")) {
+                *open_pre -= 1;
+            }
+        }
+    };
+    while i < end && sink.len() < max_bytes {
+        while open.last().is_some_and(|&(end, ..)| end as usize <= i) {
+            if let Some(element) = open.pop() {
+                close(sink, element, &mut open_pre);
+                if element.2 {
+                    line_text_parent = NONE;
+                }
+            }
         }
         let node = dom.node(i);
         match node.kind {
@@ -103,7 +198,7 @@ pub fn readable(
                 let element = dom.element(i);
                 let block = element.is_some_and(|e| tag_breaks_line(&e.tag));
                 if block {
-                    line_break(&mut out, &mut space_pending);
+                    sink.line_break();
                     line_text_parent = NONE;
                 }
                 // Text only screen readers read is no reader's text, in any view.
@@ -111,28 +206,23 @@ pub fn readable(
                     i = node.end as usize;
                     continue;
                 }
-                if block {
-                    open_blocks.push(node.end);
+                if block || sink.wants_close(dom, i) {
+                    open.push((node.end, i as u32, block));
+                    if block && element.is_some_and(|e| e.tag == local_name!("pre")) {
+                        open_pre += 1;
+                    }
                 }
+                sink.open(dom, i, block);
             }
             NodeKind::Text { visible: true, .. } if !dropped(i) => {
                 let text = dom.visible_text(i).unwrap_or("");
-                if line_text_parent != NONE
+                let split = open_pre == 0
+                    && line_text_parent != NONE
                     && line_text_parent != node.parent
-                    && reads_as_two_words(&out, text)
+                    && reads_as_two_words(sink.last_char(), text)
                     && !is_script_position(dom, line_text_parent)
-                    && !is_script_position(dom, node.parent)
-                {
-                    space_pending = true;
-                }
-                let written = out.len();
-                if text.is_ascii() {
-                    append_collapsed_ascii(&mut out, text, &mut space_pending);
-                } else {
-                    append_collapsed(&mut out, text, &mut space_pending);
-                }
-                // Only a word makes `out` longer (white space is written before a word).
-                if out.len() > written {
+                    && !is_script_position(dom, node.parent);
+                if sink.text(text, split) {
                     line_text_parent = node.parent;
                 }
             }
@@ -140,10 +230,9 @@ pub fn readable(
         }
         i += 1;
     }
-    while out.ends_with('\n') {
-        out.pop();
+    while let Some(element) = open.pop() {
+        close(sink, element, &mut open_pre);
     }
-    out
 }
 
 /// Whether `text`, appended to `out` with no white space between them, would glue two words a
@@ -157,8 +246,8 @@ pub fn readable(
 /// styles, `Better<b>Help</b>`) the word is split. On the evaluation crawl's held-out cleaned
 /// text, this splits far more glued tokens into words the gold has than it splits words the
 /// gold keeps whole (docs/evaluation.md).
-fn reads_as_two_words(out: &str, text: &str) -> bool {
-    let (Some(last), Some(first)) = (out.chars().next_back(), text.chars().next()) else {
+fn reads_as_two_words(last: Option<char>, text: &str) -> bool {
+    let (Some(last), Some(first)) = (last, text.chars().next()) else {
         return false;
     };
     ((last.is_lowercase() || last.is_ascii_digit()) && first.is_uppercase())

@@ -26,7 +26,7 @@
 
 use std::str::FromStr;
 
-use crate::dom::{text, Dom};
+use crate::dom::{markdown, text, Dom};
 use crate::smoothing::isotonic::{self, Options, NO_PARENT};
 
 /// How γ(i) depends on the node (seed 000, §5.3, penalty functions (1)–(3)).
@@ -341,6 +341,18 @@ pub fn with_confident_hidden(
 /// ([`text::readable`]): an element smoothed at or above it goes with its subtree.
 pub fn cleaned_text(dom: &Dom, smoothed: &[f32], threshold: f32) -> String {
     text::readable(dom, 0..dom.len(), |i| smoothed[i] >= threshold, usize::MAX)
+}
+
+/// [`cleaned_text`] as Markdown ([`crate::dom::markdown`]): the same words, every image left
+/// in the cleaned part kept (with `options.images`).
+pub fn cleaned_markdown(
+    dom: &Dom,
+    smoothed: &[f32],
+    threshold: f32,
+    options: markdown::Options,
+) -> String {
+    let dropped = |i: usize| smoothed[i] >= threshold;
+    markdown::markdown(dom, 0..dom.len(), dropped, |_| true, options)
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ pub use features::Context;
 pub use forest::ContentModel;
 
 use crate::dom::subtree::Subtree;
-use crate::dom::Dom;
+use crate::dom::{markdown, Dom};
 
 /// The content model's calls on one page.
 #[derive(Clone, Debug, Default)]
@@ -68,6 +68,51 @@ impl Judgement {
     pub fn cleaned_text(&self, dom: &Dom) -> String {
         cleaned_text(dom, &self.blocks, &self.content)
     }
+
+    /// [`Judgement::cleaned_text`] as Markdown ([`crate::dom::markdown`]): the same words.
+    pub fn cleaned_markdown(&self, dom: &Dom, options: markdown::Options) -> String {
+        cleaned_markdown(dom, &self.blocks, &self.content, options)
+    }
+}
+
+/// [`cleaned_text`] as Markdown: the same words, with their structure. An image is kept (with
+/// `options.images`) when the nearest block around it keeps words: the model judges text, and
+/// a figure goes with the text it stands in.
+pub fn cleaned_markdown(
+    dom: &Dom,
+    blocks: &Blocks,
+    content: &[bool],
+    options: markdown::Options,
+) -> String {
+    let dropped = |i: usize| {
+        let block = blocks.of_node[i];
+        block != NONE && !content[block as usize]
+    };
+    let keeps_words = if options.images {
+        // Bottom-up: whether each node's subtree holds a kept text node.
+        let mut keeps = vec![false; dom.len()];
+        for i in (0..dom.len()).rev() {
+            if dom.visible_text(i).is_some_and(|t| !t.trim().is_empty()) && !dropped(i) {
+                keeps[i] = true;
+            }
+            if keeps[i] {
+                if let Some(parent) = dom.parent(i) {
+                    keeps[parent] = true;
+                }
+            }
+        }
+        keeps
+    } else {
+        Vec::new()
+    };
+    let keep_image = |i: usize| {
+        dom.ancestors_or_self(i)
+            .skip(1)
+            .take(256)
+            .find(|&a| crate::dom::text::breaks_line(dom, a))
+            .is_some_and(|block| keeps_words[block])
+    };
+    markdown::markdown(dom, 0..dom.len(), dropped, keep_image, options)
 }
 
 /// The text of the blocks of `blocks` called content, one line per block: the page as a reader
