@@ -146,16 +146,7 @@ fn with_a_state_the_nights_chart_has_a_point_per_night() {
     let state = dir.join("state");
     let mut out = dir.join("none");
     for night in 1..=2u32 {
-        let crawl = dir.join(format!("night-{night}.warc.gz"));
-        check(
-            stencil()
-                .args(["synth", "--hosts", "6", "--pages", "30", "--night"])
-                .arg(night.to_string())
-                .arg("--out")
-                .arg(&crawl)
-                .output()
-                .unwrap(),
-        );
+        let crawl = common::synth_night(&dir, night);
         out = dir.join(format!("out-{night}"));
         common::job("run", &[crawl], &out, &["--state", state.to_str().unwrap()]);
     }

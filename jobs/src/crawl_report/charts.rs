@@ -2,7 +2,7 @@
 //! element as text. Text is drawn as SVG `<text>` in the browser's sans-serif font (no font
 //! files: plotters' layout only estimates text widths, so labels get generous room).
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 
 use super::figures::{
@@ -33,6 +33,30 @@ fn svg(height: u32, draw: impl FnOnce(&Area) -> Result<(), String>) -> Result<St
         root.present().map_err(fail)?;
     }
     Ok(text)
+}
+
+/// The series' legend, upper right.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(fail)
+}
+
+/// A chart's frame: margins and room for the axis labels (`y_labels` pixels on the left).
+fn frame<'a, 'b>(root: &'a Area<'b>, y_labels: u32) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(y_labels);
+    builder
 }
 
 fn percent(share: &f64) -> String {
@@ -67,10 +91,7 @@ pub fn share_histograms(series: &[(&str, &Histogram)], x_desc: &str) -> Result<S
         .fold(0.0f64, f64::max)
         .max(0.01);
     svg(340, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
+        let mut chart = frame(root, 64)
             .build_cartesian_2d(0f64..1f64, 0f64..top * 1.08)
             .map_err(fail)?;
         chart
@@ -104,14 +125,7 @@ pub fn share_histograms(series: &[(&str, &Histogram)], x_desc: &str) -> Result<S
                     Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled())
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(fail)
+        legend(&mut chart)
     })
 }
 
@@ -141,10 +155,7 @@ pub fn bars(items: &[Bar], x_desc: &str) -> Result<String, String> {
     let height = 70 + 24 * n as u32;
     let row = |i: usize| (n - 1 - i) as i32;
     svg(height, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(label_area)
+        let mut chart = frame(root, label_area)
             .build_cartesian_2d(0f64..top, (0..n as i32 - 1).into_segmented())
             .map_err(fail)?;
         let label_of = |v: &SegmentValue<i32>| match v {
@@ -213,10 +224,7 @@ pub fn size_share(figures: &SizeShare) -> Result<String, String> {
     let (first, last) = figures.occupied().unwrap_or((0, 0));
     let densest = figures.densest().max(1) as f64;
     svg(380, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
+        let mut chart = frame(root, 64)
             .build_cartesian_2d(first as f64..(last + 1) as f64, 0f64..1f64)
             .map_err(fail)?;
         let size_label = |bin: &f64| bytes(10f64.powf(bin / SIZE_BINS_PER_DECADE as f64));
@@ -267,14 +275,7 @@ pub fn size_share(figures: &SizeShare) -> Result<String, String> {
         chart
             .draw_series(means.iter().map(|p| Circle::new(*p, 3, SERIES[1].filled())))
             .map_err(fail)?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(fail)
+        legend(&mut chart)
     })
 }
 
@@ -294,10 +295,7 @@ pub fn nights(nights: &[Night]) -> Result<String, String> {
     let top = points.iter().map(|p| p.1).fold(0.0f64, f64::max);
     let top = (top * 1.2).clamp(0.05, 1.0);
     svg(320, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
+        let mut chart = frame(root, 64)
             .build_cartesian_2d(f64::from(first) - 0.5..f64::from(last) + 0.5, 0f64..top)
             .map_err(fail)?;
         let night_label = |v: &f64| {
