@@ -6,8 +6,8 @@
 //! 1. shared pieces: `cluster`, `crash`, `files`, `limits`, `progress`, `tables` (the output
 //!    tables), `model_file` (model.json on disk) and `smoothing` (the smoothing flags);
 //! 2. `score` (scoring pages with a model) and `fit` (fitting the classifier on worker 0 and
-//!    broadcasting it); `inspect`, `bench` and `train_content` also need only the shared
-//!    pieces;
+//!    broadcasting it); `inspect`, `bench`, `train_content` and `crawl_report` (`stencil
+//!    report`, which reads a run's tables) also need only the shared pieces;
 //! 3. `site`, the site job, which fits and scores when `train` asks it to;
 //! 4. `train` and `run` (with `apply` and `clean`), which compose the site job, fitting and
 //!    scoring;
@@ -18,6 +18,7 @@
 mod bench;
 mod cluster;
 mod crash;
+mod crawl_report;
 mod files;
 mod fit;
 mod inspect;
@@ -177,6 +178,15 @@ enum Command {
         stencil clean page.html\n  \
         curl -s https://example.com/ | stencil clean -")]
     Clean(run::clean::CleanArgs),
+    /// Write one self-contained HTML page of charts over a run's tables (OUT/report.html by
+    /// default): templated share over pages and hosts, the hosts with the most template text,
+    /// share against page size, records by outcome, throughput per stage and, with --state,
+    /// templated share over the state's nights. Inline SVG; no script, no external resource.
+    #[command(after_help = "Examples:\n  \
+        stencil report out\n  \
+        stencil report out --output crawl-report.html --top-hosts 25\n  \
+        stencil report tonight-out --state state/")]
+    Report(crawl_report::ReportArgs),
     /// Write a deterministic synthetic crawl (many hosts, each with its own template) as a
     /// Common-Crawl-style .warc.gz.
     #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
@@ -209,6 +219,7 @@ fn main() -> ExitCode {
         Command::Apply(args) => run::apply(&args),
         Command::Clean(args) => run::clean::run(&args),
         Command::TrainContent(args) => train_content::run(&args),
+        Command::Report(args) => crawl_report::run(&args),
         Command::Synth(args) => synth::run(&args),
         Command::Demo(args) => synth::demo(&args),
     };

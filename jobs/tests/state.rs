@@ -154,16 +154,7 @@ fn template_changes_find_the_generators_redesigns() {
     let state = dir.join("state");
     let hosts = 6;
     for night in 1..=3u32 {
-        let crawl = dir.join(format!("night-{night}.warc.gz"));
-        check(
-            stencil()
-                .args(["synth", "--hosts", "6", "--pages", "30", "--night"])
-                .arg(night.to_string())
-                .arg("--out")
-                .arg(&crawl)
-                .output()
-                .unwrap(),
-        );
+        let crawl = common::synth_night(&dir, night);
         let out = dir.join(format!("out-{night}"));
         run(&[crawl], &out, &["--state", state.to_str().unwrap()]);
         let changes = table(&out, "template_changes");

@@ -136,6 +136,22 @@ pub fn crawl_of(
     out
 }
 
+/// Night `night` of the generator's drifting crawl of 6 hosts of 30 pages (`stencil synth
+/// --night`, some hosts redesigned from night to night), written as DIR/night-N.warc.gz.
+pub fn synth_night(dir: &Path, night: u32) -> PathBuf {
+    let crawl = dir.join(format!("night-{night}.warc.gz"));
+    check(
+        stencil()
+            .args(["synth", "--hosts", "6", "--pages", "30", "--night"])
+            .arg(night.to_string())
+            .arg("--out")
+            .arg(&crawl)
+            .output()
+            .unwrap(),
+    );
+    crawl
+}
+
 /// Cuts a WARC file in the middle of a gzip member: a damaged input whose records after the cut
 /// are an unreadable stretch.
 pub fn cut_in_a_member(path: &Path) {
