@@ -30,6 +30,8 @@ pub struct Analysis {
     pub main_content_chars: u64,
     pub main_content_anchor_chars: u64,
     pub cleaned_text: String,
+    /// The main-content model's blocks and calls (what `stencil show` colours as content).
+    pub judgement: content::Judgement,
 }
 
 /// What `cleaned_text` is made from.
@@ -132,6 +134,7 @@ pub fn analyse(
         scores,
         segmentation,
         template,
+        judgement,
     }
 }
 
