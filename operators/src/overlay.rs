@@ -393,8 +393,8 @@ fn neutralised_css(css: &str) -> String {
             // The rule goes, up to its semicolon.
             out.push_str("/* @import removed */");
             at = lower[at..].find(';').map_or(css.len(), |c| at + c + 1);
-        } else if rest.starts_with("url(") {
-            let argument = rest["url(".len()..].trim_start_matches([' ', '\t', '\n', '"', '\'']);
+        } else if let Some(after) = rest.strip_prefix("url(") {
+            let argument = after.trim_start_matches([' ', '\t', '\n', '"', '\'']);
             out.push_str(&css[at..at + "url(".len()]);
             at += "url(".len();
             if !argument.starts_with("data:") {
