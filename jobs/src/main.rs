@@ -9,7 +9,7 @@
 //!    broadcasting it); `inspect`, `bench`, `train_content` and `crawl_report` (`stencil
 //!    report`, which reads a run's tables) also need only the shared pieces;
 //! 3. `site`, the site job, which fits and scores when `train` asks it to;
-//! 4. `train` and `run` (with `apply` and `clean`), which compose the site job, fitting and
+//! 4. `train` and `run` (with `apply`, `clean` and `show`), which compose the site job, fitting and
 //!    scoring;
 //! 5. `synth`, whose demo runs `run`.
 //!
@@ -187,6 +187,15 @@ enum Command {
         stencil report out --output crawl-report.html --top-hosts 25\n  \
         stencil report tonight-out --state state/")]
     Report(crawl_report::ReportArgs),
+    /// Write a copy of one page (an HTML file, a URL in a WARC file, or a page of an earlier
+    /// run) with each section outlined by its kind: template (red), main content (green),
+    /// boilerplate that is not template (blue); hover for the scores. Scripts, frames and
+    /// anything that would fetch are left out, so the copy is safe to open (docs/show.md).
+    #[command(after_help = "Examples:\n  \
+        stencil show page.html --url https://example.com/news/1 -o page.show.html\n  \
+        stencil show crawl.warc.gz --url https://example.com/news/1 -o page.show.html\n  \
+        stencil show --run out --url https://example.com/news/1 -o page.show.html   (the run's model and record)")]
+    Show(run::show::ShowArgs),
     /// Write a deterministic synthetic crawl (many hosts, each with its own template) as a
     /// Common-Crawl-style .warc.gz.
     #[command(after_help = "Example:\n  stencil synth --hosts 20 --pages 30 --out crawl.warc.gz")]
@@ -218,6 +227,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Apply(args) => run::apply(&args),
         Command::Clean(args) => run::clean::run(&args),
+        Command::Show(args) => run::show::run(&args),
         Command::TrainContent(args) => train_content::run(&args),
         Command::Report(args) => crawl_report::run(&args),
         Command::Synth(args) => synth::run(&args),

@@ -15,8 +15,9 @@
 //!
 //! Beside the stages, because they serve more than one: [`inventory`] accounts for every
 //! record's outcome, [`contain`] keeps a panic on one record to that record, [`fractions`]
-//! measures how much of a page is template whichever method called it, and [`synth`] generates
-//! synthetic crawls with their gold for the demo and the tests.
+//! measures how much of a page is template whichever method called it, [`overlay`] draws a page's
+//! sections on a safe copy of it, and [`synth`] generates synthetic crawls with their gold for
+//! the demo and the tests.
 //!
 //! Nothing here knows about timely; the dataflow wiring lives in the `stencil` binary and calls
 //! these functions.
@@ -25,6 +26,7 @@ pub mod contain;
 pub mod dom;
 pub mod fractions;
 pub mod inventory;
+pub mod overlay;
 pub mod page_models;
 pub mod reading;
 pub mod site;

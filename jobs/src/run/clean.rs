@@ -2,13 +2,13 @@
 //! side-by-side comparisons with other extractors.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use stencil_operators::contain::contain;
 use stencil_operators::dom::subtree::summarize;
-use stencil_operators::dom::{markdown, Dom};
+use stencil_operators::dom::Dom;
 use stencil_operators::reading::page::looks_binary;
 use stencil_operators::reading::warc::Limits;
 
@@ -64,68 +64,103 @@ fn html_of(bytes: Vec<u8>, source: &str, limits: &Limits) -> Result<Vec<u8>, Str
     Ok(bytes)
 }
 
-pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
-    let scorer = Scorer {
-        model: crate::model_file::load_model(args.model.as_deref())?,
-        smoothing: args.page_args.smoothing.smoothing()?,
-    };
-    let limits = args.limits.limits();
+/// A page's HTML as `clean` and `show` take it: bytes to decode, or text already decoded (a
+/// WARC record's, decoded as `run` decodes it).
+pub(super) enum Html<'a> {
+    Bytes(&'a [u8]),
+    Decoded(&'a str),
+}
+
+/// A page parsed and analysed: its arena and the page-level stages' results.
+pub(super) struct Analysed {
+    pub dom: Dom,
+    pub analysis: Analysis,
+}
+
+/// The page at `path` (or standard input for `-`), read up to the page size limit and
+/// refused when it is not text ([`html_of`]).
+pub(super) fn read_page(path: &Path, limits: &Limits) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
-    let source = args.page.display().to_string();
+    let source = path.display().to_string();
     let read = if source == "-" {
         std::io::stdin()
             .lock()
             .take(limits.max_page_bytes as u64)
             .read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(&args.page)
+        std::fs::File::open(path)
             .and_then(|f| f.take(limits.max_page_bytes as u64).read_to_end(&mut bytes))
     };
     read.map_err(|e| format!("{source}: {e}"))?;
-    let bytes = html_of(bytes, &source, &limits)?;
-    let mut options = args.page_args.options()?;
-    if args.format != Format::Text {
-        options.markdown = Some(markdown::Options {
-            links: args.page_args.links,
-            images: args.page_args.images,
-        });
-    }
-    let content_model = args.page_args.content_model()?;
-    let host = url::Url::parse(&args.url)
+    html_of(bytes, &source, limits)
+}
+
+/// Parses and analyses one page as `run` does, with `scorer` and the page settings; `url` is
+/// the page's URL ("" when unknown), `source` names it in errors.
+pub(super) fn analyse_page(
+    html: Html<'_>,
+    url: &str,
+    source: &str,
+    scorer: &Scorer,
+    page_args: &PageArgs,
+    limits: &Limits,
+) -> Result<Analysed, String> {
+    let options = page_args.options()?;
+    let content_model = page_args.content_model()?;
+    let host = url::Url::parse(url)
         .ok()
         .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
         .unwrap_or_default();
     // As in `run`, the page's own work is contained: a bug it triggers is reported as this
     // page's error, not as a crash.
-    let analysis = contain("decode", || {
-        let decoded = stencil_operators::reading::charset::decode(&bytes, None, None);
-        crate::crash::enter("parse", &args.url);
-        let dom = stencil_operators::dom::parse(&decoded.text, limits.max_dom_depth);
-        crate::crash::enter("hashes", &args.url);
+    contain("decode", || {
+        let decoded;
+        let text = match html {
+            Html::Bytes(bytes) => {
+                decoded = stencil_operators::reading::charset::decode(bytes, None, None);
+                &decoded.text
+            }
+            Html::Decoded(text) => text,
+        };
+        crate::crash::enter("parse", url);
+        let dom = stencil_operators::dom::parse(text, limits.max_dom_depth);
+        crate::crash::enter("hashes", url);
         let sums = summarize(&dom, &host);
-        let analysis = super::page::analyse(
-            &dom,
-            &sums,
-            &scorer,
-            &content_model,
-            None,
-            options,
-            &args.url,
-        );
-        let json = (args.format == Format::Json).then(|| page_json(&dom, &args.url, &analysis));
-        (analysis, json)
+        let analysis =
+            super::page::analyse(&dom, &sums, scorer, &content_model, None, options, url);
+        Analysed { dom, analysis }
     })
     .map_err(|panic| {
         format!(
-            "{source}: cleaning this page failed ({} in {}); please report it with the page",
+            "{source}: analysing this page failed ({} in {}); please report it with the page",
             panic.message, panic.stage
         )
-    })?;
-    let (analysis, json) = analysis;
-    let printed = match (args.format, json) {
-        (Format::Json, Some(json)) => json.to_string(),
-        (Format::Markdown, _) => analysis.cleaned_markdown.unwrap_or_default(),
-        _ => analysis.cleaned_text,
+    })
+}
+
+pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
+    let scorer = Scorer {
+        model: crate::model_file::load_model(args.model.as_deref())?,
+        smoothing: args.page_args.smoothing.smoothing()?,
+    };
+    let limits = args.limits.limits();
+    let bytes = read_page(&args.page, &limits)?;
+    let source = args.page.display().to_string();
+    // The Markdown is made when it is printed (JSON has it too), whatever --no-markdown says.
+    let mut page_args = args.page_args.clone();
+    page_args.no_markdown = args.format == Format::Text;
+    let Analysed { dom, analysis } = analyse_page(
+        Html::Bytes(&bytes),
+        &args.url,
+        &source,
+        &scorer,
+        &page_args,
+        &limits,
+    )?;
+    let printed = match args.format {
+        Format::Json => page_json(&dom, &args.url, &analysis).to_string(),
+        Format::Markdown => analysis.cleaned_markdown.unwrap_or_default(),
+        Format::Text => analysis.cleaned_text,
     };
     let mut out = std::io::stdout().lock();
     let written = out.write_all(printed.as_bytes()).and_then(|()| {

@@ -31,6 +31,7 @@ mod job;
 pub mod page;
 mod report;
 mod resume;
+pub mod show;
 mod site_templates;
 pub mod store;
 mod worker;

@@ -32,6 +32,8 @@ pub struct Analysis {
     pub cleaned_text: String,
     /// `cleaned_text` as Markdown, when asked for.
     pub cleaned_markdown: Option<String>,
+    /// The main-content model's blocks and calls (what `stencil show` colours as content).
+    pub judgement: content::Judgement,
 }
 
 /// What `cleaned_text` is made from.
@@ -144,6 +146,7 @@ pub fn analyse(
         scores,
         segmentation,
         template,
+        judgement,
     }
 }
 

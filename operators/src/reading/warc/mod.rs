@@ -179,11 +179,128 @@ pub fn read<R: Read + Seek>(
     framing::read_all(input, limits, emit)
 }
 
+/// Reads the WARC file at `path` from byte `offset` on (a record's [`Position::offset`], as the
+/// `pages` table keeps it; 0 for the whole file) and returns the first record `wanted` accepts,
+/// or `None` when the file ends first. Reading stops at that record: a record is fetched by
+/// offset without reading the rest of the file. Its position is the one reading the whole file
+/// gives it.
+pub fn find_from(
+    path: &Path,
+    offset: u64,
+    limits: &Limits,
+    mut wanted: impl FnMut(&Record) -> bool,
+) -> io::Result<Option<Record>> {
+    let mut file = File::open(path)?;
+    file.seek(io::SeekFrom::Start(offset))?;
+    let window = Window {
+        inner: file,
+        base: offset,
+        done: std::rc::Rc::new(std::cell::Cell::new(false)),
+    };
+    let done = window.done.clone();
+    let mut found = None;
+    read(BufReader::with_capacity(1 << 16, window), limits, |item| {
+        if let (ReadItem::Record(mut record), None) = (item, &found) {
+            if wanted(&record) {
+                record.head.position.offset += offset;
+                found = Some(record);
+                done.set(true);
+            }
+        }
+    })?;
+    Ok(found)
+}
+
+/// A file read from `base` on, as if it started there, that ends once `done` is set.
+struct Window {
+    inner: File,
+    base: u64,
+    done: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl Read for Window {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.done.get() {
+            return Ok(0);
+        }
+        self.inner.read(buf)
+    }
+}
+
+impl Seek for Window {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        let pos = match pos {
+            io::SeekFrom::Start(p) => io::SeekFrom::Start(self.base.saturating_add(p)),
+            other => other,
+        };
+        Ok(self.inner.seek(pos)?.saturating_sub(self.base))
+    }
+}
+
 /// Detects the compression of a stream from its first two bytes.
 pub fn detect_compression(first_bytes: &[u8]) -> Compression {
     if first_bytes.starts_with(&[0x1f, 0x8b]) {
         Compression::Gzip
     } else {
         Compression::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write::{http_response, NewRecord, WarcWriter};
+    use super::*;
+
+    /// Three responses written plain or gzipped, and the offset each starts at.
+    fn three_records(gzip: bool, name: &str) -> (std::path::PathBuf, Vec<u64>) {
+        let mut writer = WarcWriter::new(Vec::new(), gzip);
+        let offsets = (0..3)
+            .map(|k| {
+                let body = format!("<p>page {k}</p>");
+                let block = http_response(200, &[("Content-Type", "text/html")], body.as_bytes());
+                let uri = format!("https://example.com/{k}");
+                writer
+                    .write(&NewRecord {
+                        record_type: "response",
+                        target_uri: Some(&uri),
+                        date: "2024-01-01T00:00:00Z",
+                        content_type: "application/http; msgtype=response",
+                        block: &block,
+                    })
+                    .unwrap()
+            })
+            .collect();
+        let path = std::env::temp_dir().join(format!("stencil-find-{}-{name}", std::process::id()));
+        std::fs::write(&path, writer.into_inner()).unwrap();
+        (path, offsets)
+    }
+
+    #[test]
+    fn find_from_fetches_a_record_by_offset_or_by_uri() {
+        for gzip in [false, true] {
+            let (path, offsets) = three_records(gzip, if gzip { "gz" } else { "plain" });
+            let limits = Limits::default();
+            for (k, &offset) in offsets.iter().enumerate() {
+                let record = find_from(&path, offset, &limits, |_| true)
+                    .unwrap()
+                    .unwrap();
+                let uri = format!("https://example.com/{k}");
+                assert_eq!(record.head.target_uri.as_deref(), Some(uri.as_str()));
+                assert_eq!(record.head.position.offset, offset, "gzip {gzip}");
+                // From the start, by its URI: the same record, at the same place.
+                let by_uri = find_from(&path, 0, &limits, |r| {
+                    r.head.target_uri.as_deref() == Some(uri.as_str())
+                })
+                .unwrap()
+                .unwrap();
+                assert_eq!(by_uri.head, record.head);
+            }
+            let none = find_from(&path, 0, &limits, |r| {
+                r.head.target_uri.as_deref() == Some("https://example.com/9")
+            })
+            .unwrap();
+            assert!(none.is_none());
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 }
