@@ -173,9 +173,12 @@ enum Command {
     Apply(run::ApplyArgs),
     /// Print the cleaned text of one HTML page (a file, or - for standard input): its main
     /// content as the shipped content model judges it, one line per block (`--cleaned-text
-    /// template`: the visible text outside templates instead).
+    /// template`: the visible text outside templates instead); `--format markdown` the same as
+    /// Markdown, `--format json` both with the page's metadata and template fractions.
     #[command(after_help = "Examples:\n  \
         stencil clean page.html\n  \
+        stencil clean page.html --format markdown --links\n  \
+        stencil clean page.html.gz --url https://example.com/a --format json\n  \
         curl -s https://example.com/ | stencil clean -")]
     Clean(run::clean::CleanArgs),
     /// Write one self-contained HTML page of charts over a run's tables (OUT/report.html by
