@@ -92,6 +92,9 @@ def main():
         header = f.readline().rstrip("\n").split("\t")
         for line in f:
             rows.append(dict(zip(header, line.rstrip("\n").split("\t"))))
+    # A WARC names each page by its URL: pages without one, or repeating one, are left out.
+    seen = set()
+    rows = [r for r in rows if r.get("url") and not (r["url"] in seen or seen.add(r["url"]))]
     if args.limit:
         rows = rows[: args.limit]
     manifest = os.path.join(args.work, "manifest.tsv")
