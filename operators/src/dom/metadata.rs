@@ -6,7 +6,8 @@
 //! and other `<meta>` names (`og:*`, `article:*`, `twitter:*`, `citation_*`, Dublin Core,
 //! `author`, `description`, the date names publishers use), microdata (`itemprop` within an
 //! `itemtype`), `<link rel=canonical>`, `<html lang>`, and as fallbacks the first
-//! `<time datetime>` and a byline (`rel="author"`, or an element whose class names the author).
+//! `<time datetime>`, the first date written out in a short visible text (`March 3, 2024`: a
+//! dateline), and a byline (`rel="author"`, or an element whose class names the author).
 //!
 //! The title is the page's own: `<title>` without the site's name that sites add before or
 //! after it (" | Site", " - Site", " — Site"), recognised by the site name the page gives, by its
@@ -58,6 +59,8 @@ const MAX_JSON_LD_BYTES: usize = 1 << 20;
 const MAX_JSON_LD_OBJECTS: usize = 4096;
 /// Text bytes read from one element (a headline, a microdata value, a byline).
 const MAX_ELEMENT_TEXT: usize = 1024;
+/// Longest visible text read for a written-out date: a byline or a dateline, not prose.
+const MAX_DATE_TEXT: usize = 120;
 /// What [`detected_language`] reads of the text.
 const DETECTION_BYTES: usize = 4096;
 /// Text shorter than this is not worth a guess.
@@ -152,7 +155,8 @@ pub fn of_page(dom: &Dom, url: &str) -> Metadata {
             .and_then(iso_date)
         })
         .or_else(|| found.micro("datePublished").and_then(iso_date))
-        .or_else(|| found.time.as_deref().and_then(iso_date));
+        .or_else(|| found.time.as_deref().and_then(iso_date))
+        .or_else(|| found.text_date.clone());
 
     let modified = ld
         .modified
@@ -324,6 +328,8 @@ struct Found {
     item_type: Option<String>,
     h1: Option<String>,
     time: Option<String>,
+    /// The first date written out in a short visible text (`March 3, 2024`, `3 Mar 2024`).
+    text_date: Option<String>,
     byline: Option<String>,
 }
 
@@ -333,6 +339,12 @@ impl Found {
         let mut i = 0;
         while i < dom.len() {
             let Some(tag) = dom.tag(i) else {
+                if found.text_date.is_none() {
+                    found.text_date = dom
+                        .visible_text(i)
+                        .filter(|t| t.len() <= MAX_DATE_TEXT)
+                        .and_then(written_date);
+                }
                 i += 1;
                 continue;
             };
@@ -967,6 +979,77 @@ fn iso_time(rest: &str) -> Option<String> {
     Some(format!("{time}{offset}"))
 }
 
+/// The first date written out in English in `text`: a month's name (or its first three
+/// letters) with the day before or after it and the year after (`March 3, 2024`, `3rd Mar
+/// 2024`, `Mar. 3 2024`), as `YYYY-MM-DD`.
+fn written_date(text: &str) -> Option<String> {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let tokens: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '.' | '|' | '·' | '/' | '('))
+        .filter(|t| !t.is_empty())
+        .take(64)
+        .map(|t| t.to_lowercase())
+        .collect();
+    let month_of = |t: &str| {
+        MONTHS
+            .iter()
+            .position(|m| {
+                t == *m || (t.len() == 3 && m.starts_with(t)) || (t == "sept" && *m == "september")
+            })
+            .map(|at| at as u32 + 1)
+    };
+    let day_of = |t: &str| -> Option<u32> {
+        let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let suffix = &t[digits.len()..];
+        if !matches!(suffix, "" | "st" | "nd" | "rd" | "th")
+            || digits.is_empty()
+            || digits.len() > 2
+        {
+            return None;
+        }
+        digits.parse().ok().filter(|d| (1..=31).contains(d))
+    };
+    let year_of = |t: &str| -> Option<u32> {
+        (t.len() == 4)
+            .then(|| t.parse().ok())
+            .flatten()
+            .filter(|y| (1990..=2100).contains(y))
+    };
+    for (at, token) in tokens.iter().enumerate() {
+        let Some(month) = month_of(token) else {
+            continue;
+        };
+        let next = |k: usize| tokens.get(at + k).map(String::as_str).unwrap_or("");
+        let found = match (day_of(next(1)), year_of(next(2))) {
+            (Some(day), Some(year)) => Some((year, day)),
+            _ => at
+                .checked_sub(1)
+                .and_then(|before| day_of(&tokens[before]))
+                .zip(year_of(next(1)))
+                .map(|(day, year)| (year, day)),
+        };
+        if let Some((year, day)) = found {
+            if let Some(date) = iso_date(&format!("{year:04}-{month:02}-{day:02}")) {
+                return Some(date);
+            }
+        }
+    }
+    None
+}
+
 /// Whitespace collapsed and trimmed.
 fn clean(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -1188,21 +1271,42 @@ mod tests {
 
     #[test]
     fn normalizes_dates() {
-        assert_eq!(iso_date("2024-02-29").as_deref(), Some("2024-02-29"));
-        assert_eq!(iso_date("2023-02-29"), None);
-        assert_eq!(iso_date("20240102").as_deref(), Some("2024-01-02"));
-        assert_eq!(
-            iso_date("2024.01.02 08:05").as_deref(),
-            Some("2024-01-02T08:05:00")
+        let cases: &[(&str, Option<&str>)] = &[
+            ("2024-02-29", Some("2024-02-29")),
+            ("2023-02-29", None),
+            ("20240102", Some("2024-01-02")),
+            ("2024.01.02 08:05", Some("2024-01-02T08:05:00")),
+            (
+                "2024-01-02T08:05:06.123-05:00",
+                Some("2024-01-02T08:05:06-05:00"),
+            ),
+            ("March 3, 2024", None),
+            ("2024-13-01", None),
+            ("2024-1-01", None),
+            ("२०२४-०१-०२", None),
+        ];
+        for (given, want) in cases {
+            assert_eq!(iso_date(given).as_deref(), *want, "{given}");
+        }
+    }
+
+    #[test]
+    fn reads_dates_written_out() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("Posted on March 3, 2024 by Ann", Some("2024-03-03")),
+            ("3rd Sept. 2019", Some("2019-09-03")),
+            ("Updated: Dec 19 2025", Some("2025-12-19")),
+            ("February 30, 2024", None),
+            ("May I help you in 2024", None),
+        ];
+        for (given, want) in cases {
+            assert_eq!(written_date(given).as_deref(), *want, "{given}");
+        }
+        let m = of(
+            "<body><p>Ann Lee</p><p>Jan 5, 2021</p><p>More text here.</p>",
+            "",
         );
-        assert_eq!(
-            iso_date("2024-01-02T08:05:06.123-05:00").as_deref(),
-            Some("2024-01-02T08:05:06-05:00")
-        );
-        assert_eq!(iso_date("March 3, 2024"), None);
-        assert_eq!(iso_date("2024-13-01"), None);
-        assert_eq!(iso_date("2024-1-01"), None);
-        assert_eq!(iso_date("२०२४-०१-०२"), None);
+        assert_eq!(m.published.as_deref(), Some("2021-01-05"));
     }
 
     #[test]
