@@ -723,21 +723,16 @@ fn own_title(
     let Some(raw) = raw else {
         return headlines.first().map(|h| strip_site(h, site, host));
     };
-    let parts = segments(raw);
-    if parts.len() == 1 {
-        return Some(raw.to_string());
-    }
     let stripped = strip_site(raw, site, host);
-    if stripped != raw {
-        return Some(stripped);
-    }
-    // No part names the site: a headline given elsewhere that is the title's leading (or
-    // trailing) parts says where the title ends.
+    let parts = segments(&stripped);
+    // What is left after the parts naming the site may still carry a section's or a
+    // second brand's name: a headline given elsewhere that is its leading (or trailing) parts
+    // says where the title ends.
     let same = |a: &str, b: &str| compact(a) == compact(b);
     for headline in headlines {
         for k in 1..parts.len() {
-            let head = join(raw, &parts[..k]);
-            let tail = join(raw, &parts[k..]);
+            let head = join(&stripped, &parts[..k]);
+            let tail = join(&stripped, &parts[k..]);
             if same(&head, headline) {
                 return Some(head);
             }
@@ -746,7 +741,7 @@ fn own_title(
             }
         }
     }
-    Some(raw.to_string())
+    Some(stripped)
 }
 
 /// `title` without leading or trailing parts that name the site (`site`, or the host's label).
@@ -777,7 +772,7 @@ fn strip_site(title: &str, site: Option<&str>, host: &str) -> String {
 
 /// Separators sites put between a page's title and the site's name.
 const SEPARATORS: &[&str] = &[
-    " | ", " - ", " – ", " — ", " · ", " • ", " :: ", " » ", " « ", " ~ ", " / ", " || ",
+    " | ", " - ", " – ", " — ", " · ", " • ", " :: ", " : ", " » ", " « ", " ~ ", " / ", " || ",
 ];
 
 /// The byte ranges of `title`'s parts between separators.
