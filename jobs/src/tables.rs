@@ -20,6 +20,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
+use stencil_operators::dom::metadata::Metadata;
 
 /// Rows per Parquet row group (and per batch handed to the writer).
 pub const ROW_GROUP: usize = 64 * 1024;
@@ -401,6 +402,10 @@ pub struct PageRow {
     pub main_content_chars: u64,
     pub cleaned_text: String,
     pub cleaned_markdown: Option<String>,
+    /// What the page says about itself: the `stencil_schemas::PAGE_METADATA` columns.
+    pub metadata: Metadata,
+    /// The language of `cleaned_text` (`metadata::detected_language`).
+    pub lang_detected: Option<String>,
 }
 
 pub fn pages_batch(schema: &SchemaRef, rows: &[PageRow]) -> Result<RecordBatch, String> {
@@ -427,6 +432,19 @@ pub fn pages_batch(schema: &SchemaRef, rows: &[PageRow]) -> Result<RecordBatch, 
     columns.push(u64s(rows, |r| r.main_content_chars));
     columns.push(strings(rows, |r| &r.cleaned_text));
     columns.push(optional_strings(rows, |r| r.cleaned_markdown.as_deref()));
+    let fields: [fn(&PageRow) -> Option<&str>; 10] = [
+        |r| r.metadata.canonical_url.as_deref(),
+        |r| r.metadata.title.as_deref(),
+        |r| r.metadata.author.as_deref(),
+        |r| r.metadata.published.as_deref(),
+        |r| r.metadata.modified.as_deref(),
+        |r| r.metadata.site_name.as_deref(),
+        |r| r.metadata.description.as_deref(),
+        |r| r.metadata.lang.as_deref(),
+        |r| r.lang_detected.as_deref(),
+        |r| r.metadata.page_type.as_deref(),
+    ];
+    columns.extend(fields.into_iter().map(|get| optional_strings(rows, get)));
     batch(schema, columns)
 }
 

@@ -127,3 +127,70 @@ fn clean_reads_a_gzipped_page_and_refuses_binary_bytes() {
         "{stderr}"
     );
 }
+
+/// `clean --format markdown` prints the cleaned text's words with their structure, and
+/// `--format json` the page's metadata with both texts.
+#[test]
+fn clean_prints_markdown_and_json() {
+    let dir = scratch("clean-formats");
+    let paragraph = "The committee met on Tuesday to discuss the budget for the new library, \
+                     and members agreed that the <b>reading rooms</b> should stay open late.";
+    let html = format!(
+        "<html lang=en-GB><head><title>Library budget approved | Town News</title>\
+         <meta property=og:site_name content='Town News'>\
+         <meta name=author content='Ann Smith'>\
+         <meta property=article:published_time content='2024-03-01T09:30:00+01:00'>\
+         </head><body><ul class=nav><li><a href=/>Home</a><li><a href=/news>News</a></ul>\
+         <div class=article><h1>Library budget approved</h1>{}\
+         <ul><li>Open until ten on weekdays.</li><li>Closed on public holidays.</li></ul>\
+         </div></body></html>",
+        (0..6)
+            .map(|i| format!("<p>{paragraph} {paragraph} Part {i}.</p>"))
+            .collect::<String>()
+    );
+    let page = dir.join("page.html");
+    std::fs::write(&page, &html).unwrap();
+    let text = String::from_utf8(run_ok(&["clean"], &page)).unwrap();
+    let markdown = String::from_utf8(run_ok(&["clean", "--format", "markdown"], &page)).unwrap();
+    assert!(
+        markdown.contains("# Library budget approved\n"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("**reading rooms**"), "{markdown}");
+    assert!(
+        markdown.contains("- Open until ten on weekdays.\n- Closed on public holidays."),
+        "{markdown}"
+    );
+    let words = |t: &str| stencil_tests::markdown::words(t);
+    assert_eq!(
+        stencil_tests::markdown::words_of_markdown(&markdown),
+        words(&text)
+    );
+    let json = run_ok(
+        &[
+            "clean",
+            "--format",
+            "json",
+            "--url",
+            "https://town.example/news/budget",
+        ],
+        &page,
+    );
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(json["page_title"], "Library budget approved", "{json}");
+    assert_eq!(json["site_name"], "Town News", "{json}");
+    assert_eq!(json["author"], "Ann Smith", "{json}");
+    assert_eq!(json["published"], "2024-03-01T09:30:00+01:00", "{json}");
+    assert_eq!(json["lang"], "en-GB", "{json}");
+    assert_eq!(json["lang_detected"], "en", "{json}");
+    assert_eq!(
+        json["cleaned_text"].as_str(),
+        Some(text.trim_end()),
+        "{json}"
+    );
+    assert_eq!(
+        json["cleaned_markdown"].as_str(),
+        Some(markdown.trim_end()),
+        "{json}"
+    );
+}

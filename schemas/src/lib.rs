@@ -200,8 +200,29 @@ pub fn pages() -> SchemaRef {
     fields.push(Field::new("cleaned_text", DataType::Utf8, false));
     // The cleaned text as Markdown: the same words (null with --no-markdown).
     fields.push(Field::new("cleaned_markdown", DataType::Utf8, true));
+    fields.extend(
+        PAGE_METADATA
+            .iter()
+            .map(|name| Field::new(*name, DataType::Utf8, true)),
+    );
     Arc::new(Schema::new(fields))
 }
+
+/// What a page says about itself (`stencil_operators::dom::metadata`), in column order, and the
+/// language detected from its cleaned text: strings, null when the page does not say.
+/// `page_title` is the page's own title (`title` stays the `<title>` as it is).
+pub const PAGE_METADATA: [&str; 10] = [
+    "canonical_url",
+    "page_title",
+    "author",
+    "published",
+    "modified",
+    "site_name",
+    "description",
+    "lang",
+    "lang_detected",
+    "page_type",
+];
 
 /// The main-content model's view of a page (`stencil_operators::page_models::content`), in column
 /// order: the share of the page's visible text, and of its anchor text, in blocks called main

@@ -89,6 +89,11 @@ pub struct WcxbPage {
     pub without: Vec<String>,
     /// The manifest's `spa` column is `y`: a JavaScript shell whose HTML holds little text.
     pub spa: bool,
+    /// `ground_truth.title`, `author` and `publish_date` (`YYYY-MM-DD`, or `YYYY-MM`); None
+    /// where null or missing.
+    pub gold_title: Option<String>,
+    pub gold_author: Option<String>,
+    pub gold_date: Option<String>,
 }
 
 /// What a loader returned, with the files it had to skip (`path: reason`).
@@ -798,6 +803,9 @@ pub fn wcxb_dev_with_skips(dir: &Path) -> Loaded<WcxbPage> {
             page_type,
             with: snippets("with"),
             without: snippets("without"),
+            gold_title: truth["title"].as_str().map(str::to_string),
+            gold_author: truth["author"].as_str().map(str::to_string),
+            gold_date: truth["publish_date"].as_str().map(str::to_string),
             spa: field("spa").eq_ignore_ascii_case("y"),
         });
     }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 use stencil_operators::contain::contain;
 use stencil_operators::dom::subtree::summarize;
-use stencil_operators::dom::Dom;
+use stencil_operators::dom::{metadata, Dom};
 use stencil_operators::reading::page::looks_binary;
 use stencil_operators::reading::warc::Limits;
 
@@ -178,13 +178,25 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
     }
 }
 
-/// `clean --format json`: the page's URL, its `<title>`, its template and main-content
-/// fractions, and both views of its cleaned text, under the names `pages` gives them.
+/// `clean --format json`: the page's URL, its `<title>` and metadata
+/// (`stencil_operators::dom::metadata`), its template and main-content fractions, and both
+/// views of its cleaned text, under the names `pages` gives them.
 fn page_json(dom: &Dom, url: &str, analysis: &Analysis) -> serde_json::Value {
     let fractions = &analysis.fractions;
+    let page = metadata::of_page(dom, url);
     serde_json::json!({
         "url": url,
         "title": dom.title().map(|t| t.split_whitespace().collect::<Vec<_>>().join(" ")),
+        "canonical_url": page.canonical_url,
+        "page_title": page.title,
+        "author": page.author,
+        "published": page.published,
+        "modified": page.modified,
+        "site_name": page.site_name,
+        "description": page.description,
+        "lang": page.lang,
+        "lang_detected": metadata::detected_language(&analysis.cleaned_text),
+        "page_type": page.page_type,
         "template_text_fraction": fractions.text,
         "template_anchor_text_fraction": fractions.anchor_text,
         "template_link_fraction": fractions.links,

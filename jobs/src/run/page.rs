@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use stencil_operators::dom::subtree::Subtree;
-use stencil_operators::dom::{markdown, Dom};
+use stencil_operators::dom::{markdown, metadata, Dom};
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::page_models::content::{self, ContentModel, Context};
 use stencil_operators::page_models::{features, names};
@@ -220,9 +220,9 @@ pub fn page_row(
     let total = sums.first().copied().unwrap_or_default();
     let page = analysis.fractions;
     let site = site.unwrap_or_default();
+    let url = meta.url;
     PageRow {
         host: site_of(&meta.host).to_string(),
-        url: meta.url,
         warc_file,
         warc_offset: meta.offset,
         record_id: meta.record_id,
@@ -256,8 +256,11 @@ pub fn page_row(
             site.links,
             site.html,
         ],
+        metadata: metadata::of_page(dom, &url),
+        lang_detected: metadata::detected_language(&analysis.cleaned_text),
         cleaned_text: analysis.cleaned_text,
         cleaned_markdown: analysis.cleaned_markdown,
+        url,
     }
 }
 

@@ -54,6 +54,7 @@ impl Dom {
             id: None,
             classes: 0..0,
             other_attributes: 0..0,
+            kept: 0..0,
             href: None,
             src: None,
             alt: None,
@@ -65,6 +66,7 @@ impl Dom {
         };
         let classes_start = self.classes.len() as u32;
         let others_start = self.other_attributes.len() as u32;
+        let kept_start = self.kept.len() as u32;
         for attr in attrs {
             let value: &str = &attr.value;
             element.attribute_bytes += (attr.name.len() + value.len() + 4) as u32;
@@ -96,12 +98,17 @@ impl Dom {
                         }
                         _ => {}
                     }
+                    if keeps_value(&element.tag, &attr.name) {
+                        let span = self.add_string(value.trim());
+                        self.kept.push((attr.name.clone(), span));
+                    }
                     self.other_attributes.push(attr.name.clone());
                 }
             }
         }
         element.classes = classes_start..self.classes.len() as u32;
         element.other_attributes = others_start..self.other_attributes.len() as u32;
+        element.kept = kept_start..self.kept.len() as u32;
         // A tab panel hidden until its tab is chosen (WAI-ARIA's `role="tabpanel"`) holds what
         // a reader reaches with one click: a documentation page's code in each language, a
         // service page's plans. Human gold keeps most of such panels' words (WCXB's dev
@@ -128,6 +135,11 @@ impl Dom {
                 .iter()
                 .map(|&s| self.str(s))
         };
+        let kept = |e: &Element| {
+            self.kept[e.kept.start as usize..e.kept.end as usize]
+                .iter()
+                .map(|(name, span)| (name, self.str(*span)))
+        };
         let others = |e: &Element| {
             &self.other_attributes
                 [e.other_attributes.start as usize..e.other_attributes.end as usize]
@@ -142,6 +154,7 @@ impl Dom {
             && text(x.anchor) == text(y.anchor)
             && classes(x).eq(classes(y))
             && others(x) == others(y)
+            && kept(x).eq(kept(y))
     }
 
     /// Sets the title from the text inside `title_element` (the first `<title>`, or [`NONE`]).
@@ -164,6 +177,26 @@ impl Dom {
                 Some(self.add_string(&text))
             }
         };
+    }
+}
+
+/// Whether the arena keeps the value of attribute `name` on a `tag` element (besides id,
+/// class, href, src and alt): what says what the page is, for [`super::metadata`]. A
+/// `<meta>`'s name, property, http-equiv and content; a `<link>`'s or an `<a>`'s rel (the
+/// canonical link, `rel="author"`); `<html lang>`; a `<script>`'s type (JSON-LD); a `<time>`'s
+/// datetime; and microdata on any element (itemprop, itemtype, and the content an element
+/// with an itemprop gives instead of its text). Few per page, so they cost little to keep.
+pub(super) fn keeps_value(tag: &LocalName, name: &LocalName) -> bool {
+    match *name {
+        local_name!("itemprop") | local_name!("itemtype") | local_name!("content") => true,
+        local_name!("name") | local_name!("property") | local_name!("http-equiv") => {
+            *tag == local_name!("meta")
+        }
+        local_name!("rel") => *tag == local_name!("link") || *tag == local_name!("a"),
+        local_name!("lang") | local_name!("xml:lang") => *tag == local_name!("html"),
+        local_name!("type") => *tag == local_name!("script"),
+        local_name!("datetime") => *tag == local_name!("time"),
+        _ => false,
     }
 }
 

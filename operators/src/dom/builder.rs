@@ -186,6 +186,7 @@ impl Tree {
         dom.strings.clear();
         dom.classes.clear();
         dom.other_attributes.clear();
+        dom.kept.clear();
         dom.nodes.push(Node::DOCUMENT);
         Tree {
             dom,
@@ -238,6 +239,7 @@ impl Tree {
             strings: scratch.strings.as_str().into(),
             classes: scratch.classes.as_slice().into(),
             other_attributes: scratch.other_attributes.as_slice().into(),
+            kept: scratch.kept.as_slice().into(),
             title: scratch.title.take(),
             parse_errors: self.parse_errors,
             depth_limited: self.depth_limited,

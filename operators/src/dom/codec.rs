@@ -59,6 +59,7 @@ impl Dom {
             w.option_span(element.id);
             w.range(&element.classes);
             w.range(&element.other_attributes);
+            w.range(&element.kept);
             w.option_span(element.href);
             w.option_span(element.src);
             w.option_span(element.alt);
@@ -77,6 +78,11 @@ impl Dom {
         w.u32(self.other_attributes.len() as u32);
         for name in &self.other_attributes {
             w.str(name);
+        }
+        w.u32(self.kept.len() as u32);
+        for (name, span) in &self.kept {
+            w.str(name);
+            w.span(*span);
         }
         w.option_span(self.title);
         w.u32(self.parse_errors);
@@ -121,6 +127,7 @@ impl Dom {
                 id: r.option_span()?,
                 classes: r.range()?,
                 other_attributes: r.range()?,
+                kept: r.range()?,
                 href: r.option_span()?,
                 src: r.option_span()?,
                 alt: r.option_span()?,
@@ -147,12 +154,18 @@ impl Dom {
         for _ in 0..other_count {
             other_attributes.push(LocalName::from(r.str()?));
         }
+        let kept_count = r.len(12)?;
+        let mut kept = Vec::with_capacity(kept_count);
+        for _ in 0..kept_count {
+            kept.push((LocalName::from(r.str()?), r.span()?));
+        }
         let dom = Dom {
             nodes,
             elements,
             strings,
             classes,
             other_attributes,
+            kept,
             title: r.option_span()?,
             parse_errors: r.u32()?,
             depth_limited: r.u8()? != 0,
@@ -171,6 +184,7 @@ impl Dom {
             + self.strings.capacity()
             + self.classes.capacity() * std::mem::size_of::<Span>()
             + self.other_attributes.capacity() * std::mem::size_of::<LocalName>()
+            + self.kept.capacity() * std::mem::size_of::<(LocalName, Span)>()
     }
 
     /// The invariants the accessors and every downstream pass rely on.
@@ -212,6 +226,7 @@ impl Dom {
             };
             if !range_ok(&element.classes, self.classes.len())
                 || !range_ok(&element.other_attributes, self.other_attributes.len())
+                || !range_ok(&element.kept, self.kept.len())
                 || ![
                     element.id,
                     element.href,
@@ -225,7 +240,10 @@ impl Dom {
                 return Err(DecodeError("attribute out of range"));
             }
         }
-        if !self.classes.iter().all(|&span| span_ok(span)) || !option_ok(self.title) {
+        if !self.classes.iter().all(|&span| span_ok(span))
+            || !self.kept.iter().all(|&(_, span)| span_ok(span))
+            || !option_ok(self.title)
+        {
             return Err(DecodeError("string out of range"));
         }
         Ok(())
@@ -324,7 +342,8 @@ mod tests {
     use super::super::parse;
     use super::*;
 
-    const PAGE: &str = "<html><head><title>T é</title><style>p{}</style></head><body>\
+    const PAGE: &str = "<html lang=en><head><title>T é</title><style>p{}</style>\
+        <meta name=author content=\"A. B.\"></head><body>\
         <div id=\"nav\" class=\"menu top\" data-x=\"1\"><a href=\"/a\">Home</a></div>\
         <p hidden>gone</p><img src=\"x.png\" alt=\"pic\"><p>Text ünïcode &amp; more</p>\
         <div aria-modal=true hidden>modal and hidden</div><dialog>modal</dialog>\
@@ -336,6 +355,7 @@ mod tests {
         assert_eq!(a.strings, b.strings);
         assert_eq!(a.classes, b.classes);
         assert_eq!(a.other_attributes, b.other_attributes);
+        assert_eq!(a.kept, b.kept);
         assert_eq!(a.title, b.title);
         assert_eq!(a.parse_errors, b.parse_errors);
         assert_eq!(a.depth_limited, b.depth_limited);
@@ -349,6 +369,7 @@ mod tests {
         let back = Dom::decode(&bytes).expect("decodes");
         same(&dom, &back);
         assert_eq!(back.title(), Some("T é"));
+        assert!(!back.kept.is_empty());
         assert_eq!(back.paths(), dom.paths());
         let flagged = |d: &Dom| -> Vec<(bool, bool, bool)> {
             (0..d.len())

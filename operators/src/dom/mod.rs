@@ -32,6 +32,7 @@ mod tags;
 mod tokenizer;
 
 pub mod markdown;
+pub mod metadata;
 pub mod normalize;
 pub mod subtree;
 pub mod text;
@@ -102,6 +103,11 @@ pub struct Element {
     pub classes: Range<u32>,
     /// Range into the DOM's table of other attribute names.
     pub other_attributes: Range<u32>,
+    /// Range into the DOM's table of kept attribute values: those of the other attributes
+    /// that say what the page is (`arena::keeps_value`: a `<meta>`'s name and content, a
+    /// `<link>`'s rel, `<html lang>`, a script's type, a `<time>`'s datetime, microdata),
+    /// which [`metadata`] reads.
+    pub kept: Range<u32>,
     pub href: Option<Span>,
     pub src: Option<Span>,
     pub alt: Option<Span>,
@@ -129,6 +135,7 @@ pub struct Dom {
     strings: String,
     classes: Vec<Span>,
     other_attributes: Vec<LocalName>,
+    kept: Vec<(LocalName, Span)>,
     title: Option<Span>,
     parse_errors: u32,
     depth_limited: bool,
@@ -342,6 +349,16 @@ impl Dom {
     pub fn other_attributes(&self, i: usize) -> &[LocalName] {
         let range = self.element(i).map_or(0..0, |e| e.other_attributes.clone());
         &self.other_attributes[range.start as usize..range.end as usize]
+    }
+
+    /// The value of attribute `name` of node `i`, for the attributes whose values the arena
+    /// keeps beyond id, class, href, src and alt ([`Element::kept`]); None for any other.
+    pub fn kept_attribute(&self, i: usize, name: &str) -> Option<&str> {
+        let range = self.element(i).map_or(0..0, |e| e.kept.clone());
+        self.kept[range.start as usize..range.end as usize]
+            .iter()
+            .find(|(kept, _)| &**kept == name)
+            .map(|&(_, span)| self.str(span))
     }
 
     /// The text of the first `<title>`.

@@ -13,7 +13,7 @@ use html5ever::interface::{ElemName, ElementFlags, NodeOrText, QuirksMode, TreeS
 use html5ever::tendril::{StrTendril, TendrilSink};
 use html5ever::{local_name, ns, Attribute, LocalName, Namespace, ParseOpts, QualName};
 
-use super::arena::Slot;
+use super::arena::{keeps_value, Slot};
 use super::{tokenizer, Dom, Node, NodeKind, NONE};
 
 /// Input is fed to the parser in pieces this large so the depth limit is checked between
@@ -225,6 +225,7 @@ impl Builder {
             strings: String::with_capacity(size.string_bytes),
             classes: Vec::with_capacity(size.classes),
             other_attributes: Vec::with_capacity(size.other_attributes),
+            kept: Vec::with_capacity(size.kept),
             parse_errors: self.parse_errors.get(),
             ..Dom::default()
         };
@@ -326,6 +327,7 @@ struct ArenaSize {
     string_bytes: usize,
     classes: usize,
     other_attributes: usize,
+    kept: usize,
 }
 
 impl ArenaSize {
@@ -336,14 +338,21 @@ impl ArenaSize {
             string_bytes: 0,
             classes: 0,
             other_attributes: 0,
+            kept: 0,
         };
         for node in nodes {
             match &node.data {
-                Data::Element { attrs, .. } => {
+                Data::Element { name, attrs, .. } => {
                     size.elements += 1;
                     for attr in attrs {
                         match Slot::of(&attr.name.local) {
-                            Slot::NameOnly => size.other_attributes += 1,
+                            Slot::NameOnly => {
+                                size.other_attributes += 1;
+                                if keeps_value(&name.local, &attr.name.local) {
+                                    size.kept += 1;
+                                    size.string_bytes += attr.value.len();
+                                }
+                            }
                             Slot::Classes => {
                                 size.string_bytes += attr.value.len();
                                 size.classes += attr.value.split_ascii_whitespace().count();
