@@ -611,6 +611,11 @@ fn link_destination(href: &str) -> String {
 /// `cell`: inside a pipe table; `link`: inside a link's text.
 fn escape(out: &mut String, word: &str, line_start: bool, cell: bool, link: bool) {
     let bytes = word.as_bytes();
+    // Most words hold none of the characters escaped inside a line: copied whole.
+    if !line_start && !bytes.iter().any(|&b| MAY_ESCAPE[usize::from(b)]) {
+        out.push_str(word);
+        return;
+    }
     let mut marker = false;
     if line_start {
         let first = bytes[0];
@@ -659,6 +664,18 @@ fn escape(out: &mut String, word: &str, line_start: bool, cell: bool, link: bool
         out.push(c);
     }
 }
+
+/// The bytes [`escape`] may escape inside a line (all ASCII).
+const MAY_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let special = b"\\*_`<&[]|~!#";
+    let mut k = 0;
+    while k < special.len() {
+        table[special[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
 
 /// Whether table `t` reads as data, to be written as a pipe table: at least two rows, a row
 /// of at least two cells, no cell longer than [`MAX_CELL_BYTES`], and no table, list,
