@@ -276,8 +276,9 @@ fn cleaned_text_against_human_gold_and_swde_values_survive() {
 /// `<h3>` and its title in an `<h2>`. Each variant rewrites one element of every page (the
 /// test checks that it did); the rule finds a byline in any element, a label with a linked
 /// value and a name that opens the page's `<title>` (docs/evaluation.md has each variant's
-/// figures). The last two set the details as a label and a value in two elements without a
-/// colon, as many shops do.
+/// figures). Two set the details as a label and a value in two elements without a colon, as
+/// many shops do; the last as a row of two cells of `<b>Label:</b> value<br>` lines, the ISBNs
+/// in the right one with a linked availability line.
 #[test]
 fn swde_values_survive_as_other_shops_write_them() {
     let Some(dir) = stencil_tests::shared_dir("data/swde-books") else {
@@ -286,7 +287,7 @@ fn swde_values_survive_as_other_shops_write_them() {
     let pages = stencil_tests::gold::swde_books(&dir);
     assert_eq!(pages.len(), 2000, "swde-books has 2,000 pages");
     type Rewrite = fn(&str) -> Option<String>;
-    let variants: [(&str, Rewrite); 8] = [
+    let variants: [(&str, Rewrite); 9] = [
         ("author in a <div>", |html| {
             swap_element(
                 html,
@@ -362,6 +363,32 @@ fn swde_values_survive_as_other_shops_write_them() {
                 .replace("</li>", "</div></td></tr>")
             })
         }),
+        (
+            "details as <br> lines in two cells of one row, the ISBNs and a linked \
+             availability on the right",
+            |html| {
+                rewrite_details(html, |list| {
+                    let (mut left, mut right) = (String::new(), String::new());
+                    for item in list.split("<li>").skip(1) {
+                        let item = item.split("</li>").next().unwrap_or("");
+                        let line = item
+                            .replace("<strong>", "<b>")
+                            .replace("</strong>:", ":</b>")
+                            + "<br>";
+                        let cell = if item.contains("ISBN") {
+                            &mut right
+                        } else {
+                            &mut left
+                        };
+                        cell.push_str(&line);
+                    }
+                    format!(
+                        "<table class=\"details\"><tr><td>{left}</td><td>{right}Availability: \
+                         <a href=\"#availability\">In Stock</a></td></tr></table>"
+                    )
+                })
+            },
+        ),
     ];
     let scratch = scratch("swde-markup");
     let mut failures = Vec::new();
