@@ -1,4 +1,4 @@
-//! Writing the output tables: zstd Parquet, one part file per worker and table (in `apply`, per
+//! Writing the output tables (and reading them back: [`each_batch`]): zstd Parquet, one part file per worker and table (in `apply`, per
 //! file share and table), written under a temporary name and renamed when complete, so a reader
 //! (or a rerun) never sees half a file.
 //!
@@ -7,6 +7,7 @@
 //! from its one schema in `stencil-schemas`, checked against it when the batch is built.
 
 use std::fs::File;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,7 +17,8 @@ use arrow_array::{
     UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_schema::SchemaRef;
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
@@ -844,4 +846,55 @@ impl StreamingPart<Rows<SegmentRow>> {
             segments_batch,
         )
     }
+}
+
+/// Calls `each` with every record batch of the table folder `dir`, its part files
+/// (`part-*.parquet`) in name order, each read with only `columns`, until `each` breaks.
+/// Returns the number of part files, or `None` when there is no such folder.
+pub fn each_batch(
+    dir: &Path,
+    columns: &[&str],
+    mut each: impl FnMut(&RecordBatch) -> Result<ControlFlow<()>, String>,
+) -> Result<Option<usize>, String> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    };
+    let mut parts: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                let name = n.to_string_lossy();
+                name.starts_with("part-") && name.ends_with(".parquet")
+            })
+        })
+        .collect();
+    parts.sort();
+    for part in &parts {
+        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", part.display());
+        let file = File::open(part).map_err(|e| fail(&e))?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(&e))?;
+        let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
+        let reader = builder
+            .with_projection(mask)
+            .build()
+            .map_err(|e| fail(&e))?;
+        for batch in reader {
+            let batch = batch.map_err(|e| fail(&e))?;
+            if each(&batch).map_err(|e| fail(&e))?.is_break() {
+                return Ok(Some(parts.len()));
+            }
+        }
+    }
+    Ok(Some(parts.len()))
+}
+
+/// Column `name` of `batch`, as the array type its schema gives it.
+pub fn column<'a, A: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a A, String> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<A>())
+        .ok_or_else(|| format!("no column {name} of the type docs/schemas.md gives"))
 }

@@ -11,14 +11,15 @@ mod charts;
 mod figures;
 mod page;
 
+use std::ops::ControlFlow::Continue;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arrow_array::{Array, BooleanArray, Float64Array, RecordBatch, StringArray};
+use arrow_array::{Array, BooleanArray, Float64Array, StringArray};
 use arrow_array::{UInt32Array, UInt64Array};
 use clap::Args;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ProjectionMask;
+
+use crate::tables::{column, each_batch};
 
 use figures::{HostFigures, Night, Outcomes, PageFigures, PageRow};
 
@@ -100,9 +101,10 @@ fn read(out: &Path, state: Option<&Path>) -> Result<Report, String> {
                     site_share: value(site_share, i),
                 });
             }
-            Ok(())
+            Ok(Continue(()))
         },
-    )?;
+    )?
+    .is_some();
     if !found {
         return Err(format!(
             "{}: no pages table (OUT must be the output folder of `stencil run` or `stencil \
@@ -123,9 +125,10 @@ fn read(out: &Path, state: Option<&Path>) -> Result<Report, String> {
                     value(share, i),
                 );
             }
-            Ok(())
+            Ok(Continue(()))
         },
-    )?;
+    )?
+    .is_some();
     let mut outcomes = Outcomes::default();
     let has_records = each_batch(&out.join("records"), &["outcome", "reason"], |batch| {
         let outcome = column::<StringArray>(batch, "outcome")?;
@@ -138,8 +141,9 @@ fn read(out: &Path, state: Option<&Path>) -> Result<Report, String> {
             };
             outcomes.add(of, reason.is_valid(i).then(|| reason.value(i)));
         }
-        Ok(())
-    })?;
+        Ok(Continue(()))
+    })?
+    .is_some();
     let run_path = out.join("run.json");
     let run_json = std::fs::read_to_string(&run_path)
         .map_err(|e| format!("{}: {e}", run_path.display()))
@@ -196,7 +200,7 @@ fn read_nights(state: &Path) -> Result<Vec<Night>, String> {
                 for i in 0..batch.num_rows() {
                     night.add(last.value(i), value(share, i));
                 }
-                Ok(())
+                Ok(Continue(()))
             },
         )?;
         nights.push(night);
@@ -209,53 +213,6 @@ fn read_nights(state: &Path) -> Result<Vec<Night>, String> {
     }
     nights.sort_by_key(|n| n.night);
     Ok(nights)
-}
-
-/// Calls `each` with every record batch of the table folder `dir`, its part files in name
-/// order, each read with only `columns`. `Ok(false)`: there is no such folder.
-fn each_batch(
-    dir: &Path,
-    columns: &[&str],
-    mut each: impl FnMut(&RecordBatch) -> Result<(), String>,
-) -> Result<bool, String> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(format!("{}: {e}", dir.display())),
-    };
-    let mut parts: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().is_some_and(|n| {
-                let name = n.to_string_lossy();
-                name.starts_with("part-") && name.ends_with(".parquet")
-            })
-        })
-        .collect();
-    parts.sort();
-    for part in parts {
-        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", part.display());
-        let file = std::fs::File::open(&part).map_err(|e| fail(&e))?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| fail(&e))?;
-        let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
-        let reader = builder
-            .with_projection(mask)
-            .build()
-            .map_err(|e| fail(&e))?;
-        for batch in reader {
-            let batch = batch.map_err(|e| fail(&e))?;
-            each(&batch).map_err(|e| fail(&e))?;
-        }
-    }
-    Ok(true)
-}
-
-fn column<'a, A: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a A, String> {
-    batch
-        .column_by_name(name)
-        .and_then(|c| c.as_any().downcast_ref::<A>())
-        .ok_or_else(|| format!("no column {name} of the type docs/schemas.md gives"))
 }
 
 fn value(column: &Float64Array, row: usize) -> Option<f64> {

@@ -13,6 +13,7 @@ use stencil_operators::reading::warc::{self, Limits, Record};
 use super::args::PageArgs;
 use super::clean::{analyse_page, read_page, Analysed, Html};
 use crate::score::Scorer;
+use crate::tables;
 
 #[derive(Args)]
 pub struct ShowArgs {
@@ -222,42 +223,23 @@ fn warc_path(out: &Path, file: &str) -> PathBuf {
 /// The `warc_file` and `warc_offset` of the `pages` row of `url` in the run in `out`.
 fn row_of(out: &Path, url: &str) -> Result<(String, u64), String> {
     use arrow_array::{Array, StringArray, UInt64Array};
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use std::ops::ControlFlow;
     let table = out.join("pages");
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(&table)
-        .map_err(|e| format!("{}: {e}", table.display()))?
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-        .collect();
-    parts.sort();
-    for part in parts {
-        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", part.display());
-        let file = std::fs::File::open(&part).map_err(|e| fail(&e))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .and_then(|b| b.build())
-            .map_err(|e| fail(&e))?;
-        for batch in reader {
-            let batch = batch.map_err(|e| fail(&e))?;
-            let column = |name: &str| {
-                batch
-                    .column_by_name(name)
-                    .ok_or_else(|| fail(&format!("no column {name}")))
-            };
-            let urls = column("url")?.as_any().downcast_ref::<StringArray>();
-            let files = column("warc_file")?.as_any().downcast_ref::<StringArray>();
-            let offsets = column("warc_offset")?
-                .as_any()
-                .downcast_ref::<UInt64Array>();
-            let (Some(urls), Some(files), Some(offsets)) = (urls, files, offsets) else {
-                return Err(fail(&"not a pages table"));
-            };
-            for row in 0..batch.num_rows() {
-                if !urls.is_null(row) && urls.value(row) == url {
-                    return Ok((files.value(row).to_string(), offsets.value(row)));
-                }
-            }
-        }
+    let mut found = None;
+    let parts = tables::each_batch(&table, &["url", "warc_file", "warc_offset"], |batch| {
+        let urls = tables::column::<StringArray>(batch, "url")?;
+        let files = tables::column::<StringArray>(batch, "warc_file")?;
+        let offsets = tables::column::<UInt64Array>(batch, "warc_offset")?;
+        found = (0..batch.num_rows())
+            .find(|&row| !urls.is_null(row) && urls.value(row) == url)
+            .map(|row| (files.value(row).to_string(), offsets.value(row)));
+        Ok(match found {
+            Some(_) => ControlFlow::Break(()),
+            None => ControlFlow::Continue(()),
+        })
+    })?;
+    if parts.is_none() {
+        return Err(format!("{}: no pages table", table.display()));
     }
-    Err(format!("{}: no page {url}", table.display()))
+    found.ok_or_else(|| format!("{}: no page {url}", table.display()))
 }

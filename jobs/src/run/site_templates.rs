@@ -2,7 +2,7 @@
 //! stage 2), and the template roots of a page under one of them (stage 3).
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use stencil_operators::site::labels::Scheme;
 use stencil_operators::site::site_level::HostModel;
@@ -30,64 +30,40 @@ pub(super) fn refuse_text_block_templates(dir: &Path) -> Result<(), String> {
 /// templates.
 pub(super) fn load_site_templates(dir: &Path) -> Result<HashMap<String, HostModel>, String> {
     use arrow_array::{Array, StringArray, UInt32Array, UInt64Array};
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use std::ops::ControlFlow::Continue;
     let table = dir.join("site_templates");
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(&table)
-        .map_err(|e| format!("{}: {e}", table.display()))?
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-        .collect();
-    parts.sort();
-    if parts.is_empty() {
-        return Err(format!("{}: no part-*.parquet files", table.display()));
-    }
     let mut models: HashMap<String, HostModel> = HashMap::new();
-    for part in parts {
-        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", part.display());
-        let file = std::fs::File::open(&part).map_err(|e| fail(&e))?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .and_then(|b| b.build())
-            .map_err(|e| fail(&e))?;
-        for batch in reader {
-            let batch = batch.map_err(|e| fail(&e))?;
-            let column = |name: &str| {
-                batch
-                    .column_by_name(name)
-                    .ok_or_else(|| fail(&format!("no column {name}")))
-            };
-            let hosts = column("host")?.as_any().downcast_ref::<StringArray>();
-            let hashes = column("hash")?.as_any().downcast_ref::<UInt64Array>();
-            let with = column("pages_with")?.as_any().downcast_ref::<UInt32Array>();
-            let sampled = column("pages_sampled")?
-                .as_any()
-                .downcast_ref::<UInt32Array>();
-            let (Some(hosts), Some(hashes), Some(with), Some(sampled)) =
-                (hosts, hashes, with, sampled)
-            else {
-                return Err(fail(&"not a site_templates table"));
-            };
-            for row in 0..batch.num_rows() {
-                if hosts.is_null(row) {
-                    continue;
-                }
-                let model = models
-                    .entry(hosts.value(row).to_string())
-                    .or_insert_with(|| HostModel {
-                        pages: 0,
-                        pages_sampled: sampled.value(row),
-                        labelled: true,
-                        min_count: 1,
-                        sample_max_key: 0,
-                        counts: HashMap::new(),
-                    });
-                model
-                    .counts
-                    .insert(hashes.value(row), with.value(row).max(1));
+    let columns = ["host", "hash", "pages_with", "pages_sampled"];
+    let parts = crate::tables::each_batch(&table, &columns, |batch| {
+        let hosts = crate::tables::column::<StringArray>(batch, "host")?;
+        let hashes = crate::tables::column::<UInt64Array>(batch, "hash")?;
+        let with = crate::tables::column::<UInt32Array>(batch, "pages_with")?;
+        let sampled = crate::tables::column::<UInt32Array>(batch, "pages_sampled")?;
+        for row in 0..batch.num_rows() {
+            if hosts.is_null(row) {
+                continue;
             }
+            let model = models
+                .entry(hosts.value(row).to_string())
+                .or_insert_with(|| HostModel {
+                    pages: 0,
+                    pages_sampled: sampled.value(row),
+                    labelled: true,
+                    min_count: 1,
+                    sample_max_key: 0,
+                    counts: HashMap::new(),
+                });
+            model
+                .counts
+                .insert(hashes.value(row), with.value(row).max(1));
         }
+        Ok(Continue(()))
+    })?;
+    match parts {
+        None => Err(format!("{}: no such folder", table.display())),
+        Some(0) => Err(format!("{}: no part-*.parquet files", table.display())),
+        Some(_) => Ok(models),
     }
-    Ok(models)
 }
 
 /// The template roots (node indices) of a page under a loaded host model.
