@@ -219,7 +219,28 @@ pub const PARAGRAPH_CHARS: u32 = 80;
 /// the rules that read the page itself (`rules::apply`). Of `context` the URL, the site-level
 /// evidence, the names and the alike siblings are read (the last two computed here when
 /// `None`, as in [`Context`]).
+///
+/// A bare page ([`rules::bare`]) is one unit, content whole but for a dialog, and goes through
+/// none of that.
 pub fn decide(
+    dom: &Dom,
+    sums: &[Subtree],
+    blocks: &Blocks,
+    probability: &[f32],
+    threshold: f32,
+    rule: Rule,
+    context: Context<'_>,
+) -> Vec<bool> {
+    if rules::bare::is_bare(dom, blocks, context.site_inside) {
+        let mut calls = vec![true; blocks.len()];
+        rules::markup::drop_dialogs(dom, blocks, &mut calls);
+        return calls;
+    }
+    decide_parts(dom, sums, blocks, probability, threshold, rule, context)
+}
+
+/// [`decide`] on a page that is not bare: the parts the page is made of told apart.
+pub(crate) fn decide_parts(
     dom: &Dom,
     sums: &[Subtree],
     blocks: &Blocks,
@@ -254,7 +275,9 @@ pub(crate) mod testing {
     use crate::dom;
     use crate::dom::subtree::summarize;
 
-    /// [`decide`] at threshold ½, without site-level evidence, the names read from the page.
+    /// [`decide`] at threshold ½, without site-level evidence, the names read from the page, on
+    /// a page read as one with parts to tell apart: the rules' test pages are bare ones
+    /// ([`rules::bare`]), a tag or two standing for a whole page.
     pub(crate) fn calls_of(
         dom: &Dom,
         sums: &[Subtree],
@@ -262,7 +285,7 @@ pub(crate) mod testing {
         p: &[f32],
         rule: Rule,
     ) -> Vec<bool> {
-        decide(dom, sums, blocks, p, 0.5, rule, Context::default())
+        decide_parts(dom, sums, blocks, p, 0.5, rule, Context::default())
     }
 
     /// The page's block count and its calls when the trees call every block content (p 0.9,

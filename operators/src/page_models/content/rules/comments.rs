@@ -303,7 +303,7 @@ mod tests {
     use crate::dom::subtree::summarize;
     use crate::page_models::content::blocks::blocks;
     use crate::page_models::content::testing::calls_when_all_sure;
-    use crate::page_models::content::{decide, Context, Rule};
+    use crate::page_models::content::{decide_parts, Context, Rule};
 
     #[test]
     fn comment_words_name_comments_but_commentary_does_not() {
@@ -571,7 +571,7 @@ mod tests {
                 url,
                 ..Context::default()
             };
-            decide(&dom, &sums, &blocks, &p, 0.5, Rule::Blocks, context)
+            decide_parts(&dom, &sums, &blocks, &p, 0.5, Rule::Blocks, context)
         };
         let reddit = "https://old.reddit.com/r/science/comments/1rku5x9/bridge/";
         assert_eq!(at(reddit), [true; 3], "a thread's replies");

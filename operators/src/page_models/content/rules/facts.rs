@@ -24,17 +24,17 @@ use crate::page_models::content::blocks::{visible_chars, Blocks, NONE};
 use html5ever::local_name;
 
 const MAX_PRICE_BLOCK_CHARS: u32 = 60;
-const MAX_LINE_CHARS: u32 = 100;
-const MAX_CELL_CHARS: u32 = 80;
+pub(super) const MAX_LINE_CHARS: u32 = 100;
+pub(super) const MAX_CELL_CHARS: u32 = 80;
 /// At most this many elements may wrap a cell's text for it to be read as the cell's.
 const WRAPPERS: usize = 2;
 const MAX_HEADING_CHARS: u32 = 160;
 /// A block of several *label: value* lines (`<p>ISBN: …<br>Publisher: …<br>…</p>`) up to this
 /// long is a details list.
-const MAX_DETAILS_CHARS: u32 = 1000;
+pub(super) const MAX_DETAILS_CHARS: u32 = 1000;
 const LABEL_WITHIN: usize = 40;
 /// A label's value may be a link or a few ("Author: <a>A</a>; <a>B</a>"), not a row of them.
-const MAX_VALUE_LINKS: u32 = 3;
+pub(super) const MAX_VALUE_LINKS: u32 = 3;
 const BLOCKS_AFTER_TITLE: usize = 3;
 /// On a page declaring one product, a label that opens this many short blocks is a field of
 /// repeated item cards (a carousel's "Sold By:", a currency switcher's "USD:" under every
@@ -316,7 +316,7 @@ fn keep_label_value_rows(
 }
 
 /// Whether `node` is inside one of the host's site-level templates (never, without statistics).
-fn in_template(site_inside: Option<&[bool]>, node: usize) -> bool {
+pub(super) fn in_template(site_inside: Option<&[bool]>, node: usize) -> bool {
     site_inside.is_some_and(|inside| inside.get(node).copied().unwrap_or(false))
 }
 
@@ -449,7 +449,7 @@ fn is_byline(text: &str) -> bool {
 /// Each block's own text nodes in document order, and where lines break between them. A
 /// block's owner may hold other blocks (`<div>Intro <p>…</p> tail</div>`), so reading its text
 /// by walking the owner's subtree would visit theirs too, on every block of a deep page.
-struct BlockTexts<'a> {
+pub(super) struct BlockTexts<'a> {
     dom: &'a Dom,
     blocks: &'a Blocks,
     /// Block `b`'s text nodes are `nodes[start[b]..start[b + 1]]`, each with the number of
@@ -461,16 +461,16 @@ struct BlockTexts<'a> {
 
 /// What one block's text says to the facts rule.
 #[derive(Debug, Default)]
-struct Read {
+pub(super) struct Read {
     /// Lines of text, split where a `<br>` or a nested block comes between two text nodes.
-    lines: u32,
+    pub lines: u32,
     /// Lines that are *label: value* lines: at most [`MAX_LINE_CHARS`], a label's colon
     /// ([`label_colon`]) within the first [`LABEL_WITHIN`] characters and not in link text.
-    labels: u32,
+    pub labels: u32,
 }
 
 impl<'a> BlockTexts<'a> {
-    fn of(dom: &'a Dom, blocks: &'a Blocks) -> BlockTexts<'a> {
+    pub(super) fn of(dom: &'a Dom, blocks: &'a Blocks) -> BlockTexts<'a> {
         let mut start = vec![0u32; blocks.len() + 1];
         for &b in blocks.of_node.iter().filter(|&&b| b != NONE) {
             start[b as usize + 1] += 1;
@@ -502,7 +502,7 @@ impl<'a> BlockTexts<'a> {
     }
 
     /// Block `b`'s text (its text nodes joined) into `out`, and its lines.
-    fn read(&self, b: usize, out: &mut String) -> Read {
+    pub(super) fn read(&self, b: usize, out: &mut String) -> Read {
         out.clear();
         let mut read = Read::default();
         let nodes = &self.nodes[self.start[b] as usize..self.start[b + 1] as usize];

@@ -97,7 +97,7 @@ fn all_text_links_to_page(dom: &Dom, blocks: &Blocks, b: u32) -> bool {
 /// newsletter or cookie prompt, a sign-in box. Whatever it holds is not what the page exists
 /// to deliver, however much it reads like prose (allbirds.com's 20,000-character privacy
 /// policy, modal in its footer, reads to the trees as content).
-pub(super) fn drop_dialogs(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
+pub(crate) fn drop_dialogs(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     for (call, &owner) in calls.iter_mut().zip(&blocks.owners) {
         if *call {
             *call = !dom

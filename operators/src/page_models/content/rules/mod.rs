@@ -2,8 +2,11 @@
 //! the markup says outright, whatever the trees made of the text. Each rule is a module named
 //! for what it reads; `apply` runs them in their order.
 
+pub mod bare;
 pub mod comments;
+pub mod details;
 pub mod facts;
+pub mod headlines;
 pub mod identifiers;
 pub mod markup;
 pub mod repeats;
@@ -20,9 +23,12 @@ use crate::dom::Dom;
 /// dialogs dropped ([`markup`]), as are strings of machine identifiers ([`identifiers`]), a
 /// product's buyers' reviews are dropped ([`reviews`]), a page left empty keeps its likeliest
 /// blocks (unless keeping nothing was the expected-F1 calls' bet, `nothing_is_the_bet`:
-/// [`super::calls::expected_f1_calls`]), a product page keeps its facts ([`facts`]), readers'
-/// comments are dropped ([`comments`]), and text called content twice is kept once
-/// ([`repeats`]). `probability` is the trees' probabilities pooled over repeated items.
+/// [`super::calls::expected_f1_calls`]), a product page keeps its facts ([`facts`]), a details
+/// group is kept whole or dropped whole ([`details`]), readers'
+/// comments are dropped ([`comments`]), text called content twice is kept once
+/// ([`repeats`]), and a list of linked headlines under its own heading after the story is
+/// dropped whole ([`headlines`]). A bare page is read by none of them ([`bare`],
+/// [`super::decide`]). `probability` is the trees' probabilities pooled over repeated items.
 pub(super) fn apply(
     dom: &Dom,
     sums: &[Subtree],
@@ -50,9 +56,11 @@ pub(super) fn apply(
         }
     }
     facts::keep_facts(dom, sums, blocks, context.site_inside, one_product, calls);
+    details::keep_details_whole(dom, blocks, calls);
     // After the facts rule: a comment's "Posted by: …" line is no fact of the page.
     comments::drop_comments(dom, blocks, context.names, context.url, calls);
     repeats::drop_repeats(dom, blocks, calls);
+    headlines::drop_headline_lists(dom, blocks, calls);
 }
 
 /// Below this best block probability a page stays empty (nothing on it looks like content).
