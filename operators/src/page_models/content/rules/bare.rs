@@ -16,7 +16,7 @@ use crate::page_models::content::blocks::Blocks;
 /// pages, read it badly: they drop a lone line or a heading they cannot place against the rest.
 /// So a bare page is one unit, called content whole, and nothing in it is a repeat to drop:
 /// what a page with no second layout, no menu and no teaser says twice, it says twice on
-/// purpose. On the dev sets 5 of 3,419 pages are bare (docs/evaluation.md).
+/// purpose. Held out, 6 of the 3,419 dev pages change their text (docs/evaluation.md).
 pub(crate) fn is_bare(dom: &Dom, blocks: &Blocks, site_inside: Option<&[bool]>) -> bool {
     if blocks.is_empty() {
         return false;
