@@ -256,6 +256,11 @@ pub(crate) fn decide_parts(
         mut calls,
         nothing_is_the_bet,
     } = calls::by_rule(dom, sums, blocks, probability, threshold, rule);
+    // The rules read the same alike siblings (the headline lists' items).
+    let context = Context {
+        siblings: Some(&siblings),
+        ..context
+    };
     rules::apply(
         dom,
         sums,
@@ -300,19 +305,39 @@ pub(crate) mod testing {
         calls_given(html, |_| p.to_vec())
     }
 
+    /// [`calls_when_trees_say`] through [`decide`] itself, which reads a bare page whole.
+    pub(crate) fn decided_when_trees_say(html: &str, p: &[f32]) -> (usize, Vec<bool>) {
+        let (dom, sums, blocks) = page(html);
+        let calls = decide(
+            &dom,
+            &sums,
+            &blocks,
+            p,
+            0.5,
+            Rule::Blocks,
+            Context::default(),
+        );
+        (blocks.len(), calls)
+    }
+
     /// The page's block count and its calls under `Rule::Blocks`, the trees' probabilities made
     /// from the block count.
     fn calls_given(
         html: &str,
         probabilities: impl FnOnce(usize) -> Vec<f32>,
     ) -> (usize, Vec<bool>) {
-        let dom = dom::parse(html, 512);
-        let sums = summarize(&dom, "example.com");
-        let blocks = blocks::blocks(&dom);
+        let (dom, sums, blocks) = page(html);
         let p = probabilities(blocks.len());
         (
             blocks.len(),
             calls_of(&dom, &sums, &blocks, &p, Rule::Blocks),
         )
+    }
+
+    fn page(html: &str) -> (Dom, Vec<Subtree>, Blocks) {
+        let dom = dom::parse(html, 512);
+        let sums = summarize(&dom, "example.com");
+        let blocks = blocks::blocks(&dom);
+        (dom, sums, blocks)
     }
 }

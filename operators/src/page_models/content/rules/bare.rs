@@ -6,8 +6,8 @@ use crate::dom::Dom;
 use crate::page_models::content::blocks::Blocks;
 
 /// Whether the page is bare: no element of page furniture (`<nav>`, `<aside>`, `<menu>`,
-/// `<form>`, `<iframe>`, a `<header>` or `<footer>` that holds a link), no block of which links are half the text, and,
-/// on a host with statistics, no block inside a site-level template.
+/// `<form>`, `<iframe>`, a `<header>` or `<footer>` that holds a link), no block of which links
+/// are half the text, and, on a host with statistics, no block inside a site-level template.
 ///
 /// The content model's question is which of a page's parts it exists to deliver, and what it
 /// learned to leave out is the other parts: menus, link lists, headers and footers, forms. A
@@ -50,19 +50,7 @@ fn holds_a_link(dom: &Dom, i: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::dom;
-    use crate::dom::subtree::summarize;
-    use crate::page_models::content::{blocks, decide, Context, Rule};
-
-    /// The page's block count and [`decide`]'s calls on it, given the trees' probabilities.
-    fn calls_when_trees_say(html: &str, p: &[f32]) -> (usize, Vec<bool>) {
-        let dom = dom::parse(html, 512);
-        let sums = summarize(&dom, "example.com");
-        let blocks = blocks::blocks(&dom);
-        let context = Context::default();
-        let calls = decide(&dom, &sums, &blocks, p, 0.5, Rule::Blocks, context);
-        (blocks.len(), calls)
-    }
+    use crate::page_models::content::testing::decided_when_trees_say as calls_when_trees_say;
 
     const STORY: &str = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do \
         eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, \

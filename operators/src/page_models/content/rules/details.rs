@@ -3,11 +3,11 @@
 use super::facts::{
     BlockTexts, MAX_CELL_CHARS, MAX_DETAILS_CHARS, MAX_LINE_CHARS, MAX_VALUE_LINKS,
 };
-use crate::dom::{is_heading, Dom};
+use crate::dom::Dom;
 use crate::page_models::content::blocks::{Blocks, NONE};
 
 /// Calls every details group ([`groups`]) as one unit: a group of which any block is called
-/// content is content whole. Returns how many blocks it added.
+/// content is content whole.
 ///
 /// The trees call text blocks, but a product's details, a book's bibliographic data or a
 /// specification are one record set in several blocks: label/value lines in sibling cells of a
@@ -15,12 +15,11 @@ use crate::page_models::content::blocks::{Blocks, NONE};
 /// of a table or a list, a `<dl>`'s terms and definitions, labels and values in `<div>`s side
 /// by side. Called block by block, the cell that reads like prose is kept and the one of codes
 /// and a linked availability line is dropped, and a record with half its fields is worse for
-/// whoever extracts records from the text than the whole record or none: so a group takes the
-/// call of its part the trees were surest of. (`<br>` lines of one element are one block
-/// already.) Held out on the dev sets the unit moves few pages (docs/evaluation.md); it is
+/// whoever extracts records from the text than the whole record or none: so a group is content
+/// when any of its blocks is. (`<br>` lines of one element are one block already.) Held out on the dev sets the unit moves few pages (docs/evaluation.md); it is
 /// there for the records, whatever the page's kind, where [`super::facts`] reads only product
 /// pages.
-pub(super) fn keep_details_whole(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) -> usize {
+pub(super) fn keep_details_whole(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) {
     // Only a page with both a kept and a dropped block that may hold a label has work here.
     let may_label = |b: usize| {
         let s = &blocks.stats[b];
@@ -29,18 +28,15 @@ pub(super) fn keep_details_whole(dom: &Dom, blocks: &Blocks, calls: &mut [bool])
     };
     if !(0..blocks.len()).any(|b| may_label(b) && calls[b]) || !(0..blocks.len()).any(|b| !calls[b])
     {
-        return 0;
+        return;
     }
-    let mut added = 0;
     for group in groups(dom, blocks) {
         if group.iter().any(|&b| calls[b]) {
             for &b in &group {
-                added += usize::from(!calls[b]);
                 calls[b] = true;
             }
         }
     }
-    added
 }
 
 /// A group is at most this many blocks,
@@ -61,9 +57,8 @@ pub const MAX_CLIMB: usize = 4;
 /// of at most [`MAX_CELL_CHARS`] characters (a `<dt>`, a `<th>` beside a `<td>`), or has
 /// *label: value* lines ([`super::facts`]'s reading; a label alone, "ISBN-13:", is one) on at
 /// least half its lines, or is a single value line of at most [`MAX_LINE_CHARS`] characters
-/// and [`MAX_VALUE_WORDS`] words. A list of related
-/// stories (headline links), a menu, a paragraph or a heading is none, so the groups stop short
-/// of them.
+/// and [`MAX_VALUE_WORDS`] words. A list of related stories (headline links), a menu, a
+/// paragraph or a heading is none, so the groups stop short of them.
 pub fn groups(dom: &Dom, blocks: &Blocks) -> Vec<Vec<usize>> {
     let texts = BlockTexts::of(dom, blocks);
     let mut text = String::new();
@@ -147,10 +142,7 @@ fn record_line(
     let mostly_links = 2 * stats.anchor_chars > stats.chars;
     if stats.chars > MAX_DETAILS_CHARS
         || (mostly_links && stats.links > MAX_VALUE_LINKS)
-        || dom
-            .ancestors_or_self(owner)
-            .take(3)
-            .any(|i| dom.tag(i).is_some_and(is_heading))
+        || super::in_heading(dom, owner)
     {
         return None;
     }

@@ -2,14 +2,15 @@
 
 use crate::dom::Dom;
 use crate::page_models::content::blocks::Blocks;
-use crate::page_models::content::items::Siblings;
+use crate::page_models::content::items::{Siblings, ITEM_LEVELS};
 
 /// Drops, as one unit, every list of linked headlines that comes after a kept paragraph of
 /// prose (at least [`PROSE_WORDS`] words, ending a sentence, hardly any link text): at least
 /// [`MIN_HEADLINES`] items alike under one parent ([`Siblings`]), every block of the list
 /// [`LINKED_SHARE`] link text, its blocks [`HEADLINE_WORDS`] words long on average, a heading
 /// between the prose and the list, and the kept block before the list not ending in a colon.
-/// Returns how many blocks it dropped.
+/// `siblings`: the page's alike siblings when the caller has them (else computed here, on a
+/// page with a linked block after prose).
 ///
 /// A "latest news", "more from this section" or "popular now" list under a story is a list of
 /// links to other pages, each a headline: read item by item, a headline is a short line of
@@ -19,10 +20,15 @@ use crate::page_models::content::items::Siblings;
 /// alike items that are nothing but links, after the text the page exists for. A list the
 /// story introduces ("Previous interviews from the series:") is the story's, and so is a list
 /// right under the page's intro with no heading of its own between (a category page's items);
-/// a list before the page's first prose is left to the trees. Menus are lists of links too, but of a word or two: the average of four words leaves
-/// them to the trees. Held out on the dev sets the unit gains on the news and product pages
+/// a list before the page's first prose is left to the trees. Menus are lists of links too, but
+/// of a word or two: the average of four words leaves them to the trees. Held out on the dev sets the unit gains on the news and product pages
 /// and costs listings less than a thousandth (docs/evaluation.md).
-pub(super) fn drop_headline_lists(dom: &Dom, blocks: &Blocks, calls: &mut [bool]) -> usize {
+pub(super) fn drop_headline_lists(
+    dom: &Dom,
+    blocks: &Blocks,
+    siblings: Option<&Siblings>,
+    calls: &mut [bool],
+) {
     let linked = |b: usize| {
         let s = &blocks.stats[b];
         s.chars > 0 && s.anchor_chars as f32 >= LINKED_SHARE * s.chars as f32
@@ -31,13 +37,16 @@ pub(super) fn drop_headline_lists(dom: &Dom, blocks: &Blocks, calls: &mut [bool]
         let s = &blocks.stats[b];
         calls[b] && s.words >= PROSE_WORDS && s.ends_sentence && 10 * s.anchor_chars < s.chars
     }) else {
-        return 0;
+        return;
     };
     if !(story + 1..blocks.len()).any(|b| calls[b] && linked(b)) {
-        return 0;
+        return;
     }
-    let siblings = Siblings::of(dom);
-    let mut dropped = 0;
+    let siblings = Siblings::given_or_of_page(dom, siblings);
+    // A list under a heading of its own ("Latest news"), not the page's own list right under
+    // its intro: the first heading after the story.
+    let heading = (story + 1..blocks.len())
+        .find(|&k| blocks.stats[k].chars > 0 && super::in_heading(dom, blocks.owners[k] as usize));
     let mut b = story + 1;
     while b < blocks.len() {
         if !(calls[b] && linked(b)) {
@@ -48,7 +57,7 @@ pub(super) fn drop_headline_lists(dom: &Dom, blocks: &Blocks, calls: &mut [bool]
         let owner = blocks.owners[b] as usize;
         let item = dom
             .ancestors_or_self(owner)
-            .take(4)
+            .take(ITEM_LEVELS)
             .find(|&i| siblings.alike[i] >= MIN_HEADLINES);
         let Some(list) = item.and_then(|i| dom.parent(i)) else {
             b += 1;
@@ -71,26 +80,18 @@ pub(super) fn drop_headline_lists(dom: &Dom, blocks: &Blocks, calls: &mut [bool]
             .rev()
             .find(|&k| calls[k] && blocks.stats[k].chars > 0)
             .is_some_and(|k| ends_with_colon(dom, blocks, k));
-        // A list under a heading of its own ("Latest news"), not the page's own list right
-        // under its intro.
-        let headed = (story + 1..b).any(|k| {
-            blocks.stats[k].chars > 0
-                && (dom.ancestors_or_self(blocks.owners[k] as usize).take(3))
-                    .any(|i| dom.tag(i).is_some_and(crate::dom::is_heading))
-        });
+        let headed = heading.is_some_and(|h| h < b);
         if headed
             && !introduced
             && with_text.iter().all(|&m| linked(m))
             && words >= HEADLINE_WORDS * with_text.len() as u32
         {
             for m in members {
-                dropped += usize::from(calls[m]);
                 calls[m] = false;
             }
         }
         b = end.max(b + 1);
     }
-    dropped
 }
 
 pub const MIN_HEADLINES: u32 = 5;

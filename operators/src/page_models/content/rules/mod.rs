@@ -24,10 +24,9 @@ use crate::dom::Dom;
 /// product's buyers' reviews are dropped ([`reviews`]), a page left empty keeps its likeliest
 /// blocks (unless keeping nothing was the expected-F1 calls' bet, `nothing_is_the_bet`:
 /// [`super::calls::expected_f1_calls`]), a product page keeps its facts ([`facts`]), a details
-/// group is kept whole or dropped whole ([`details`]), readers'
-/// comments are dropped ([`comments`]), text called content twice is kept once
-/// ([`repeats`]), and a list of linked headlines under its own heading after the story is
-/// dropped whole ([`headlines`]). A bare page is read by none of them ([`bare`],
+/// group is kept whole or dropped whole ([`details`]), readers' comments are dropped
+/// ([`comments`]), text called content twice is kept once ([`repeats`]), and a list of linked
+/// headlines under its own heading after the story is dropped whole ([`headlines`]). A bare page is read by none of them ([`bare`],
 /// [`super::decide`]). `probability` is the trees' probabilities pooled over repeated items.
 pub(super) fn apply(
     dom: &Dom,
@@ -60,7 +59,15 @@ pub(super) fn apply(
     // After the facts rule: a comment's "Posted by: …" line is no fact of the page.
     comments::drop_comments(dom, blocks, context.names, context.url, calls);
     repeats::drop_repeats(dom, blocks, calls);
-    headlines::drop_headline_lists(dom, blocks, calls);
+    headlines::drop_headline_lists(dom, blocks, context.siblings, calls);
+}
+
+/// Whether a block's owner is a heading or one of the two elements nearest inside one (`<h2>
+/// <a><span>…`).
+fn in_heading(dom: &Dom, owner: usize) -> bool {
+    dom.ancestors_or_self(owner)
+        .take(3)
+        .any(|i| dom.tag(i).is_some_and(crate::dom::is_heading))
 }
 
 /// Below this best block probability a page stays empty (nothing on it looks like content).
