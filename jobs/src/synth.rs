@@ -196,7 +196,7 @@ pub fn demo(args: &DemoArgs) -> Result<ExitCode, String> {
             links: false,
             images: false,
         },
-        memory_budget: 1 << 30,
+        memory_budget: None,
         spill_dir: None,
         all_training_rows: false,
         state: None,

@@ -27,6 +27,12 @@ use stencil_operators::dom::metadata::Metadata;
 /// Rows per Parquet row group (and per batch handed to the writer).
 pub const ROW_GROUP: usize = 64 * 1024;
 
+/// Bytes of buffered row text past which a [`StreamingPart`] of whole rows writes its row group
+/// before it has [`ROW_GROUP`] rows: a `pages` row carries the page's cleaned text (tens of KB
+/// on long pages), so a row count alone would let a worker hold gigabytes of rows on a large
+/// crawl (docs/benchmarks.md, "Memory").
+pub const ROW_GROUP_BYTES: usize = 32 << 20;
+
 /// What names a part file between `part-` and `.parquet`: a worker's index (`00003`), or the
 /// share of one input file (`f00012-s000`: file 12 of the sorted inputs, share 0), whose parts
 /// `apply` finishes file by file.
@@ -117,10 +123,12 @@ impl PartWriter {
         })
     }
 
+    /// Writes `batch` as one row group (at most [`ROW_GROUP`] rows): the writer holds no rows
+    /// after it returns.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<(), String> {
-        self.writer
-            .write(batch)
-            .map_err(|e| format!("{}: {e}", self.partial.display()))
+        let fail = |e: parquet::errors::ParquetError| format!("{}: {e}", self.partial.display());
+        self.writer.write(batch).map_err(fail)?;
+        self.writer.flush().map_err(fail)
     }
 
     /// Closes the file (a Parquet file is invalid until then) and gives it its final name.
@@ -633,6 +641,11 @@ impl RowBuffer for TrainingColumns {
         self.node.len()
     }
 
+    /// A `training` row is short (its URL, path and numbers), so its count bounds the buffer.
+    fn full(&self) -> bool {
+        self.node.len() >= ROW_GROUP
+    }
+
     fn take(&mut self, schema: &SchemaRef) -> Result<RecordBatch, String> {
         let mut full = std::mem::replace(self, TrainingColumns::new());
         let mut features: Vec<Vec<f32>> = (0..FEATURES)
@@ -708,20 +721,64 @@ pub trait RowBuffer {
     type Row<'a>;
     fn push(&mut self, row: Self::Row<'_>);
     fn len(&self) -> usize;
+    /// Whether the rows held make a row group.
+    fn full(&self) -> bool;
     /// The rows held, as one batch; the buffer is left empty.
     fn take(&mut self, schema: &SchemaRef) -> Result<RecordBatch, String>;
 }
 
+/// What a buffered row holds beside its fixed size: the text that [`ROW_GROUP_BYTES`] bounds.
+pub trait RowText {
+    fn text_bytes(&self) -> usize;
+}
+
+impl RowText for PageRow {
+    fn text_bytes(&self) -> usize {
+        let optional = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let m = &self.metadata;
+        self.url.len()
+            + self.cleaned_text.len()
+            + optional(&self.cleaned_markdown)
+            + optional(&self.title)
+            + [
+                &m.canonical_url,
+                &m.title,
+                &m.author,
+                &m.published,
+                &m.modified,
+                &m.site_name,
+                &m.description,
+            ]
+            .into_iter()
+            .map(optional)
+            .sum::<usize>()
+    }
+}
+
+/// Rows of short fields: their row count bounds them.
+macro_rules! short_rows {
+    ($($row:ty),*) => {$(
+        impl RowText for $row {
+            fn text_bytes(&self) -> usize {
+                0
+            }
+        }
+    )*};
+}
+short_rows!(RecordRow, SegmentRow, NodeScoreRow);
+
 /// Whole rows, turned into columns when a row group is full.
 pub struct Rows<R> {
     rows: Vec<R>,
+    text_bytes: usize,
     to_batch: fn(&SchemaRef, &[R]) -> Result<RecordBatch, String>,
 }
 
-impl<R> RowBuffer for Rows<R> {
+impl<R: RowText> RowBuffer for Rows<R> {
     type Row<'a> = R;
 
     fn push(&mut self, row: R) {
+        self.text_bytes += row.text_bytes();
         self.rows.push(row);
     }
 
@@ -729,9 +786,14 @@ impl<R> RowBuffer for Rows<R> {
         self.rows.len()
     }
 
+    fn full(&self) -> bool {
+        self.rows.len() >= ROW_GROUP || self.text_bytes >= ROW_GROUP_BYTES
+    }
+
     fn take(&mut self, schema: &SchemaRef) -> Result<RecordBatch, String> {
         let batch = (self.to_batch)(schema, &self.rows);
         self.rows.clear();
+        self.text_bytes = 0;
         batch
     }
 }
@@ -764,7 +826,7 @@ impl<B: RowBuffer> StreamingPart<B> {
     pub fn push(&mut self, row: B::Row<'_>) -> Result<(), String> {
         self.buffer.push(row);
         self.rows += 1;
-        if self.buffer.len() >= ROW_GROUP {
+        if self.buffer.full() {
             self.flush()?;
         }
         Ok(())
@@ -783,7 +845,7 @@ impl<B: RowBuffer> StreamingPart<B> {
     }
 }
 
-impl<R> StreamingPart<Rows<R>> {
+impl<R: RowText> StreamingPart<Rows<R>> {
     pub fn create(
         dir: &Path,
         table: &str,
@@ -793,6 +855,7 @@ impl<R> StreamingPart<Rows<R>> {
     ) -> Result<Self, String> {
         let rows = Rows {
             rows: Vec::with_capacity(ROW_GROUP),
+            text_bytes: 0,
             to_batch,
         };
         Self::with_buffer(dir, table, name, schema, rows)
@@ -897,4 +960,59 @@ pub fn column<'a, A: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a 
         .column_by_name(name)
         .and_then(|c| c.as_any().downcast_ref::<A>())
         .ok_or_else(|| format!("no column {name} of the type docs/schemas.md gives"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_schema::{DataType, Field, Schema};
+
+    struct Text(String);
+
+    impl RowText for Text {
+        fn text_bytes(&self) -> usize {
+            self.0.len()
+        }
+    }
+
+    fn texts(schema: &SchemaRef, rows: &[Text]) -> Result<RecordBatch, String> {
+        batch(schema, vec![strings(rows, |r| &r.0)])
+    }
+
+    /// Rows of long text make row groups by bytes, short rows by count, and no row is lost.
+    #[test]
+    fn row_groups_are_bounded_by_bytes_and_by_rows() {
+        let dir = std::env::temp_dir().join(format!("stencil-tables-{}", std::process::id()));
+        let schema: SchemaRef =
+            Arc::new(Schema::new(vec![Field::new("text", DataType::Utf8, false)]));
+        let groups = |name: &str, rows: usize, row_bytes: usize| {
+            let mut part = StreamingPart::create(&dir, name, 0, schema.clone(), texts).unwrap();
+            for i in 0..rows {
+                let mut text = format!("{i:08}");
+                text.extend(std::iter::repeat_n('x', row_bytes));
+                part.push(Text(text)).unwrap();
+            }
+            let file = File::open(part.finish().unwrap()).unwrap();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+            let meta = reader.metadata().clone();
+            let sizes: Vec<i64> = meta.row_groups().iter().map(|g| g.num_rows()).collect();
+            let text = reader
+                .build()
+                .unwrap()
+                .map(|b| b.unwrap().num_rows())
+                .sum::<usize>();
+            assert_eq!(text, rows);
+            sizes
+        };
+        // 1 MiB rows: a row group every 32 of them.
+        let long = ROW_GROUP_BYTES / (1 << 20);
+        assert_eq!(
+            groups("long", 2 * long + 3, 1 << 20),
+            [long as i64, long as i64, 3]
+        );
+        // Short rows: a row group every ROW_GROUP rows.
+        let short = groups("short", ROW_GROUP + 5, 0);
+        assert_eq!(short, [ROW_GROUP as i64, 5]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

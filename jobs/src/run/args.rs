@@ -39,9 +39,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub page: PageArgs,
     /// Parsed pages kept in memory between the stages, for the whole process (split over its
-    /// workers); past it pages spill to --spill-dir. Bytes, or with a K, M or G suffix.
-    #[arg(long, default_value = "4G", value_parser = parse_bytes)]
-    pub memory_budget: u64,
+    /// workers); past it pages spill to --spill-dir. Bytes, or with a K, M or G suffix; by
+    /// default 512M per worker, which keeps a worker's peak under 1 GB whatever the input's
+    /// size (docs/benchmarks.md, "Memory").
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory_budget: Option<u64>,
     /// Where pages spill past the memory budget (local disk); OUT/.spill by default.
     #[arg(long)]
     pub spill_dir: Option<PathBuf>,
@@ -176,6 +178,9 @@ pub struct ApplyArgs {
 }
 
 /// Parses `4G`, `512M`, `100k` or plain bytes.
+/// What each worker may keep in memory between `run`'s stages unless `--memory-budget` says.
+pub const DEFAULT_WORKER_BUDGET: u64 = 512 << 20;
+
 fn parse_bytes(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, scale) = match text.char_indices().last() {

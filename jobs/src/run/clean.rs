@@ -126,8 +126,15 @@ pub(super) fn analyse_page(
         let dom = stencil_operators::dom::parse(text, limits.max_dom_depth);
         crate::crash::enter("hashes", url);
         let sums = summarize(&dom, &host);
-        let analysis =
-            super::page::analyse(&dom, &sums, scorer, &content_model, None, options, url);
+        let analysis = super::page::analyse(
+            (&dom, &sums),
+            scorer,
+            &content_model,
+            None,
+            options,
+            url,
+            None,
+        );
         Analysed { dom, analysis }
     })
     .map_err(|panic| {

@@ -5,7 +5,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use stencil_operators::contain::{contain, Panic};
+use stencil_operators::dom::subtree::Subtree;
+use stencil_operators::dom::Dom;
 use stencil_operators::fractions::{self, Fractions};
+use stencil_operators::page_models::features::{Computed, PageFeatures};
+use stencil_operators::site::labels::{Label, Scheme};
 use stencil_operators::site::sections::Section;
 use stencil_operators::site::site_level::site_of;
 
@@ -36,8 +40,20 @@ pub(super) enum Finished {
         page: PageRow,
         segments: Vec<SegmentRow>,
         quantized: bool,
+        training: Option<TrainingPage>,
     },
     Failed(RecordRow),
+}
+
+/// What a page's `training` rows are made of, written with its other rows.
+pub(super) struct TrainingPage {
+    url: String,
+    host: String,
+    dom: Dom,
+    sums: Vec<Subtree>,
+    labels: Vec<Option<Label>>,
+    features: PageFeatures,
+    scheme: Scheme,
 }
 
 impl Finished {
@@ -55,7 +71,18 @@ impl Finished {
                 page,
                 segments,
                 quantized,
+                training,
             } => {
+                if let (Some(page), Some(part)) = (training, parts.training.as_mut()) {
+                    crate::site::write_training_rows(
+                        (&page.url, &page.host),
+                        (&page.dom, &page.sums),
+                        page.scheme,
+                        &page.labels,
+                        &page.features,
+                        part,
+                    )?;
+                }
                 parts.records.push(record)?;
                 tally.segments += segments.len() as u64;
                 tally.quantized += u64::from(quantized);
@@ -81,11 +108,16 @@ impl Finished {
 }
 
 /// What the site-level statistics say of a page: its template roots and, on a tree-regex host,
-/// its sections (seed 003), which become its `segments` rows.
+/// its sections (seed 003), which become its `segments` rows; and what its labelling leaves
+/// for its `training` rows.
 #[derive(Default)]
 pub(super) struct SiteView {
     pub(super) roots: Vec<u32>,
     pub(super) sections: Vec<Section>,
+    /// The labels of the page's nodes, when it gives `training` rows (with `scheme`).
+    pub(super) training: Option<Vec<Option<Label>>>,
+    /// The page's features, when its labelling computed them.
+    pub(super) computed: Option<Computed>,
 }
 
 /// Stage 5 for one page, contained: its `pages`, `segments` and `records` rows. `site` is
@@ -95,19 +127,24 @@ pub(super) fn finish(kept: Kept, site: Option<SiteView>, scorer: &Scorer, job: &
     let warc_file = &job.names[meta.file as usize];
     let done = contain("features", || {
         crate::crash::enter("features", &meta.url);
-        let (roots, sections) = match site {
-            Some(SiteView { roots, sections }) => (Some(roots), sections),
-            None => (None, Vec::new()),
+        let (roots, sections, training, computed) = match site {
+            Some(view) => (
+                Some(view.roots),
+                view.sections,
+                view.training,
+                view.computed,
+            ),
+            None => (None, Vec::new(), None, None),
         };
         let inside = roots.map(|roots| dom.inside_subtrees(&roots));
-        let analysis = page::analyse(
-            &dom,
-            &sums,
+        let mut analysis = page::analyse(
+            (&dom, &sums),
             scorer,
             &job.content,
             inside.as_deref(),
             job.options,
             &meta.url,
+            computed,
         );
         let site: Option<Fractions> = inside
             .as_ref()
@@ -123,12 +160,26 @@ pub(super) fn finish(kept: Kept, site: Option<SiteView>, scorer: &Scorer, job: &
             warc_file: warc_file.clone(),
             entry: meta.record_entry(None),
         };
+        let features = std::mem::take(&mut analysis.computed.features);
         let page = page::page_row(meta.clone(), warc_file.clone(), &dom, &sums, analysis, site);
+        let training = training.map(|labels| TrainingPage {
+            url: meta.url.clone(),
+            host: meta.host.clone(),
+            dom,
+            sums,
+            labels,
+            features,
+            scheme: match &job.site {
+                SiteSource::Learn { scheme, .. } => *scheme,
+                _ => Scheme::Paper,
+            },
+        });
         Finished::Done {
             record,
             page,
             segments,
             quantized,
+            training,
         }
     });
     done.unwrap_or_else(|panic| Finished::Failed(failed_row(warc_file, &meta, &panic)))

@@ -9,7 +9,7 @@ use stencil_operators::dom::subtree::Subtree;
 use stencil_operators::dom::{markdown, metadata, Dom};
 use stencil_operators::fractions::{self, Fractions};
 use stencil_operators::page_models::content::{self, ContentModel, Context};
-use stencil_operators::page_models::{features, names};
+use stencil_operators::page_models::features;
 use stencil_operators::site::sections::{Section, DEFAULT_NOISE_THRESHOLD};
 use stencil_operators::site::site_level::site_of;
 use stencil_operators::smoothing::segmentation::{self, Segmentation};
@@ -34,6 +34,8 @@ pub struct Analysis {
     pub cleaned_markdown: Option<String>,
     /// The main-content model's blocks and calls (what `stencil show` colours as content).
     pub judgement: content::Judgement,
+    /// The classifier's features and the class and id names both models read.
+    pub computed: features::Computed,
 }
 
 /// What `cleaned_text` is made from.
@@ -67,24 +69,24 @@ pub struct Options {
 /// Scores, smooths and cleans one page. `site_inside` marks the nodes inside the host's
 /// site-level templates (when the host has statistics), for `options.site_weight` (the
 /// "Smooth + site" variant measured in docs/evaluation.md). `url` names the page to the stage
-/// markers of contained work (`crate::crash::enter`).
-#[allow(clippy::too_many_arguments)]
+/// markers of contained work (`crate::crash::enter`). `computed` is the page's features when an
+/// earlier stage has them (`stencil run`'s labels, for a sampled page).
 pub fn analyse(
-    dom: &Dom,
-    sums: &[Subtree],
+    (dom, sums): (&Dom, &[Subtree]),
     scorer: &Scorer,
     content_model: &ContentModel,
     site_inside: Option<&[bool]>,
     options: Options,
     url: &str,
+    computed: Option<features::Computed>,
 ) -> Analysis {
     let weight = options.site_weight;
     enter("features", url);
     // Both models read what the class and id names say: looked up once.
-    let names = names::of_page(dom);
-    let page_features = features::compute_with_names(dom, sums, &names);
+    let computed = computed.unwrap_or_else(|| features::Computed::of(dom, sums));
+    let (names, page_features) = (&computed.names, &computed.features);
     enter("scoring", url);
-    let mut scores = scorer.model.score_page(dom, &page_features);
+    let mut scores = scorer.model.score_page(dom, page_features);
     if let (Some(inside), true) = (site_inside, weight > 0.0) {
         for (score, &inside) in scores.iter_mut().zip(inside) {
             if let Some(score) = score {
@@ -121,7 +123,7 @@ pub fn analyse(
         site_inside,
         lexical: None,
         containers: None,
-        names: Some(&names),
+        names: Some(names),
         siblings: None,
     };
     let judgement = content::judge(dom, sums, context, content_model);
@@ -147,6 +149,7 @@ pub fn analyse(
         segmentation,
         template,
         judgement,
+        computed,
     }
 }
 

@@ -27,6 +27,9 @@ pub(super) struct WorkerReport {
     pub(super) inventory: Inventory,
     /// Seconds per stage, in stage order.
     pub(super) seconds: Vec<(String, f64)>,
+    /// The process's peak resident memory when each stage ended, in bytes, in stage order
+    /// (Linux only; empty elsewhere).
+    pub(super) peak_rss: Vec<(String, u64)>,
     pub(super) pages: u64,
     pub(super) segments: u64,
     pub(super) quantized_pages: u64,
@@ -38,6 +41,7 @@ pub(super) struct WorkerReport {
     pub(super) site_level_hosts: u64,
     pub(super) spilled_pages: u64,
     pub(super) spilled_bytes: u64,
+    /// The most any one worker kept in memory between stages (pages and what they carry).
     pub(super) peak_kept_bytes: u64,
     pub(super) failures: Vec<String>,
     /// File shares an earlier, killed `apply` had finished, taken from their `_done` entries
@@ -57,6 +61,12 @@ impl WorkerReport {
                 None => self.seconds.push((stage.clone(), *seconds)),
             }
         }
+        for (stage, bytes) in &other.peak_rss {
+            match self.peak_rss.iter_mut().find(|(s, _)| s == stage) {
+                Some((_, mine)) => *mine = (*mine).max(*bytes),
+                None => self.peak_rss.push((stage.clone(), *bytes)),
+            }
+        }
         self.pages += other.pages;
         self.segments += other.segments;
         self.quantized_pages += other.quantized_pages;
@@ -74,6 +84,15 @@ impl WorkerReport {
         self.model = self.model.take().or(other.model.clone());
         self.fallback = self.fallback.take().or(other.fallback.clone());
     }
+}
+
+/// The process's peak resident memory so far (`VmHWM` of `/proc/self/status`), in bytes;
+/// `None` where there is no such file.
+pub(super) fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Sends every worker's report to worker 0, which returns them merged.
@@ -220,10 +239,12 @@ pub(super) fn write_run_json(
         .seconds
         .iter()
         .map(|(stage, s)| {
+            let peak = report.peak_rss.iter().find(|(name, _)| name == stage);
             serde_json::json!({
                 "stage": stage,
                 "seconds": s,
                 "html_mb_per_s": html_mb / s.max(1e-9),
+                "peak_rss_mb": peak.map(|(_, bytes)| *bytes as f64 / (1 << 20) as f64),
             })
         })
         .collect();
@@ -266,6 +287,7 @@ pub(super) fn write_run_json(
         "hosts_with_site_level": report.site_level_hosts,
         "pages_on_quantized_levels": report.quantized_pages,
         "spilled": { "pages": report.spilled_pages, "bytes": report.spilled_bytes },
+        "kept_peak_bytes": report.peak_kept_bytes,
         "seconds": seconds,
         "html_mb_per_s": html_mb / seconds.max(1e-9),
         "pages_per_s": report.pages as f64 / seconds.max(1e-9),

@@ -103,6 +103,17 @@ impl Store {
         self.memory.len() + self.spilled_pages as usize
     }
 
+    /// What is left of the budget, in bytes.
+    pub fn room(&self) -> usize {
+        self.budget.saturating_sub(self.in_memory)
+    }
+
+    /// Counts `bytes` kept beside the pages (a later stage's inputs) against the budget.
+    pub fn hold(&mut self, bytes: usize) {
+        self.in_memory += bytes;
+        self.peak_memory = self.peak_memory.max(self.in_memory);
+    }
+
     pub fn push(&mut self, kept: Kept) -> Result<(), String> {
         let bytes = kept.heap_bytes();
         if self.spill.is_none() && self.in_memory + bytes <= self.budget {
@@ -138,13 +149,25 @@ impl Store {
     /// Visits every page in order: those in memory, then those read back from the spill file.
     pub fn for_each(
         &mut self,
+        visit: impl FnMut(usize, &Kept) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.for_each_where(|_| true, visit)
+    }
+
+    /// Visits the pages whose facts are `wanted`, in order; a spilled page that is not wanted
+    /// is skipped without decoding its DOM.
+    pub fn for_each_where(
+        &mut self,
+        wanted: impl Fn(&PageMeta) -> bool,
         mut visit: impl FnMut(usize, &Kept) -> Result<(), String>,
     ) -> Result<(), String> {
         for (ordinal, kept) in self.memory.iter().enumerate() {
-            visit(ordinal, kept)?;
+            if wanted(&kept.meta) {
+                visit(ordinal, kept)?;
+            }
         }
         let first = self.memory.len();
-        self.read_spill(|ordinal, kept| visit(first + ordinal, &kept))
+        self.read_spill(wanted, |ordinal, kept| visit(first + ordinal, &kept))
     }
 
     /// Visits every page once more and lets go of it: memory is freed as the pass goes.
@@ -157,11 +180,12 @@ impl Store {
         for (ordinal, kept) in memory.into_iter().enumerate() {
             visit(ordinal, kept)?;
         }
-        self.read_spill(|ordinal, kept| visit(first + ordinal, kept))
+        self.read_spill(|_| true, |ordinal, kept| visit(first + ordinal, kept))
     }
 
     fn read_spill(
         &mut self,
+        wanted: impl Fn(&PageMeta) -> bool,
         mut visit: impl FnMut(usize, Kept) -> Result<(), String>,
     ) -> Result<(), String> {
         let Some(writer) = self.spill.as_mut() else {
@@ -177,7 +201,9 @@ impl Store {
             reader.read_exact(&mut length).map_err(|e| fail(&e))?;
             frame.resize(u64::from_le_bytes(length) as usize, 0);
             reader.read_exact(&mut frame).map_err(|e| fail(&e))?;
-            visit(ordinal, decode(&frame).map_err(|e| fail(&e))?)?;
+            if let Some(kept) = decode(&frame, &wanted).map_err(|e| fail(&e))? {
+                visit(ordinal, kept)?;
+            }
         }
         Ok(())
     }
@@ -249,11 +275,15 @@ impl<'a> Cursor<'a> {
     }
 }
 
-fn decode(frame: &[u8]) -> Result<Kept, String> {
+/// The page of a frame, or `None` when its facts are not `wanted` (its DOM left undecoded).
+fn decode(frame: &[u8], wanted: impl Fn(&PageMeta) -> bool) -> Result<Option<Kept>, String> {
     let mut cursor = Cursor { frame, at: 0 };
     let meta_len = cursor.length()?;
     let meta: PageMeta =
         serde_json::from_slice(cursor.take(meta_len)?).map_err(|e| e.to_string())?;
+    if !wanted(&meta) {
+        return Ok(None);
+    }
     let dom_len = cursor.length()?;
     let dom = Dom::decode(cursor.take(dom_len)?).map_err(|e| e.to_string())?;
     let count = cursor.length()?;
@@ -284,7 +314,7 @@ fn decode(frame: &[u8]) -> Result<Kept, String> {
             }
         })
         .collect();
-    Ok(Kept { meta, dom, sums })
+    Ok(Some(Kept { meta, dom, sums }))
 }
 
 #[cfg(test)]
@@ -361,8 +391,10 @@ mod tests {
     #[test]
     fn a_damaged_frame_is_an_error() {
         let frame = encode(&page(1)).unwrap();
-        assert!(decode(&frame).is_ok());
-        assert!(decode(&frame[..frame.len() - 1]).is_err());
-        assert!(decode(&frame[..10]).is_err());
+        let all = |_: &PageMeta| true;
+        assert!(decode(&frame, all).is_ok_and(|kept| kept.is_some()));
+        assert!(decode(&frame, |_| false).is_ok_and(|kept| kept.is_none()));
+        assert!(decode(&frame[..frame.len() - 1], all).is_err());
+        assert!(decode(&frame[..10], all).is_err());
     }
 }

@@ -43,6 +43,9 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
         report
             .seconds
             .push((stage.to_string(), clock.elapsed().as_secs_f64()));
+        report
+            .peak_rss
+            .extend(super::report::peak_rss().map(|bytes| (stage.to_string(), bytes)));
         clock = Instant::now();
         stage_of.stage(next);
         if index == 0 {
@@ -177,7 +180,7 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
                         Ok(roots) => {
                             let site = roots.map(|roots| SiteView {
                                 roots,
-                                sections: Vec::new(),
+                                ..SiteView::default()
                             });
                             finish(kept, site, scorer, job)
                         }
@@ -287,14 +290,22 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
         };
         // Per kept page: its template roots (`None` without a labelled host model), or the
         // panic that stopped its labelling.
-        let mut roots_of: Vec<Result<Option<SiteView>, Panic>> = Vec::with_capacity(store.len());
-        let labelled = store.for_each(|_, kept| {
+        let mut roots_of: Vec<Result<Option<SiteView>, Panic>> =
+            (0..store.len()).map(|_| Ok(None)).collect();
+        // A sampled page's features, computed for its examples, are kept for its scoring while
+        // the kept pages leave room for them under the budget; past it they are computed again.
+        let mut room = store.room();
+        let room_before = room;
+        let training_rows = parts.as_ref().is_some_and(|p| p.training.is_some());
+        let has_model = |meta: &PageMeta| models.contains_key(site_of(&meta.host));
+        let labelled = store.for_each_where(has_model, |ordinal, kept| {
             let Some(model) = models.get(site_of(&kept.meta.host)) else {
-                roots_of.push(Ok(None));
                 return Ok(());
             };
-            let training = parts.as_mut().and_then(|p| p.training.as_mut());
-            let training = training.filter(|_| failure.is_none());
+            let training = (
+                training_rows && failure.is_none(),
+                job.training_rows == TrainingRows::All,
+            );
             let labels = contain("labels", || {
                 crate::crash::enter("labels", &kept.meta.url);
                 crate::site::label_page(
@@ -304,40 +315,42 @@ pub(super) fn run_worker(worker: &mut Worker, job: &Job) -> Result<Option<Worker
                     model,
                     *scheme,
                     &findings,
-                    (training.is_some(), job.training_rows == TrainingRows::All),
+                    training,
                     train_sample.is_some(),
                 )
             });
             let labels = match labels {
                 Ok(labels) => labels,
                 Err(panic) => {
-                    roots_of.push(Err(panic));
+                    roots_of[ordinal] = Err(panic);
                     return Ok(());
                 }
             };
-            let (roots, sections) = labels.commit(
-                (&kept.meta.url, &kept.meta.host),
-                &kept.dom,
-                &kept.sums,
-                *scheme,
-                &mut findings,
-                training,
-                train_sample.as_mut(),
-            )?;
-            roots_of.push(Ok(model.labelled().then(|| SiteView {
-                roots: roots
+            let committed = labels.commit(&kept.meta.host, &mut findings, train_sample.as_mut());
+            let mut computed = committed.computed;
+            let bytes = computed.as_ref().map_or(0, |c| c.heap_bytes());
+            match room.checked_sub(bytes) {
+                Some(left) => room = left,
+                None => computed = None,
+            }
+            roots_of[ordinal] = Ok(model.labelled().then(|| SiteView {
+                roots: committed
+                    .roots
                     .iter()
                     .enumerate()
                     .filter(|(_, r)| r.is_some())
                     .map(|(i, _)| i as u32)
                     .collect(),
-                sections,
-            })));
+                sections: committed.sections,
+                training: committed.training,
+                computed,
+            }));
             Ok(())
         });
         if let Err(e) = labelled {
             failure.get_or_insert(e);
         }
+        store.hold(room_before - room);
         for (host, templates) in &models {
             findings
                 .facts

@@ -462,7 +462,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
             if let Some(model) = models.get(site_of(&page.host)) {
                 crate::crash::enter("labels", &page.url);
                 let sums = summarize(dom, &page.host);
-                let result = label_page(
+                let committed = label_page(
                     (&page.url, &page.host),
                     dom,
                     &sums,
@@ -472,17 +472,22 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<WorkerReport, String> {
                     (training.is_some(), true),
                     sample.is_some(),
                 )
-                .commit(
-                    (&page.url, &page.host),
-                    dom,
-                    &sums,
-                    job.scheme,
-                    &mut findings,
-                    training.as_mut(),
-                    sample.as_mut(),
-                );
-                if let Err(e) = result {
-                    failure = Some(e);
+                .commit(&page.host, &mut findings, sample.as_mut());
+                if let (Some(part), Some(labels)) = (training.as_mut(), committed.training) {
+                    let computed = committed
+                        .computed
+                        .unwrap_or_else(|| features::Computed::of(dom, &sums));
+                    let result = write_training_rows(
+                        (&page.url, &page.host),
+                        (dom, &sums),
+                        job.scheme,
+                        &labels,
+                        &computed.features,
+                        part,
+                    );
+                    if let Err(e) = result {
+                        failure = Some(e);
+                    }
                 }
             }
         };
@@ -567,19 +572,33 @@ pub(crate) struct PageLabels {
 struct Labelled {
     key: u64,
     labels: Vec<Option<Label>>,
-    features: features::PageFeatures,
-    /// Paths of the labelled nodes, when training rows are wanted.
-    paths: Option<Vec<String>>,
+    /// The page's features, computed here only when it gives examples (which carry them).
+    computed: Option<features::Computed>,
     /// Whether the page is in its host's sample (only sampled pages give examples).
     sampled: bool,
+    /// Whether the page gives `training` rows.
+    training: bool,
+}
+
+/// What [`PageLabels::commit`] hands back for the page's later stages.
+pub(crate) struct Committed {
+    pub(crate) roots: Vec<Option<u64>>,
+    pub(crate) sections: Vec<Section>,
+    /// The labels of the page's nodes, when it gives `training` rows ([`write_training_rows`]).
+    pub(crate) training: Option<Vec<Option<Label>>>,
+    /// The page's features, when labelling computed them for its examples: `stencil run`
+    /// scores the page with them instead of computing them again.
+    pub(crate) computed: Option<features::Computed>,
 }
 
 /// Labels one page (its URL, its raw host, its DOM and subtree sums) against its host's model:
 /// its templated-text fraction, candidates for the `site_templates` rows (sampled pages
 /// only), and the labels and features of its `training` rows (when `training`, for a sampled
 /// page unless `every_page`) and sample examples (when `examples`, sampled pages only).
-/// Nothing is written yet: [`PageLabels::commit`] does that, so that a panic while labelling
-/// (contained by `stencil run`) leaves no trace of the page in any table.
+/// Nothing is written yet: [`PageLabels::commit`] and [`write_training_rows`] do that, so that
+/// a panic while labelling (contained by `stencil run`) leaves no trace of the page in any
+/// table. Features are computed here for the examples only; `training` rows are written from
+/// features computed where they are written.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn label_page(
     (url, raw_host): (&str, &str),
@@ -689,32 +708,57 @@ pub(crate) fn label_page(
     if labels.iter().all(Option::is_none) {
         return found;
     }
-    let paths = training.then(|| dom.paths_where(|node| labels[node].is_some()));
     found.labelled = Some(Labelled {
         key,
-        features: features::compute(dom, sums),
+        computed: examples.then(|| features::Computed::of(dom, sums)),
         labels,
-        paths,
         sampled: examples,
+        training,
     });
     found
 }
 
+/// Writes the `training` rows of one page: one per labelled node, with its features.
+pub(crate) fn write_training_rows(
+    (url, raw_host): (&str, &str),
+    (dom, sums): (&Dom, &[Subtree]),
+    scheme: Scheme,
+    labels: &[Option<Label>],
+    page_features: &features::PageFeatures,
+    training: &mut StreamingPart<TrainingColumns>,
+) -> Result<(), String> {
+    let host = site_of(raw_host);
+    let paths = dom.paths_where(|node| labels.get(node).is_some_and(Option::is_some));
+    for (node, label) in labels.iter().enumerate() {
+        let Some(label) = label else { continue };
+        let area = page_features.area[node];
+        training.push(TrainingRow {
+            url,
+            host,
+            dom,
+            node,
+            path: &paths[node],
+            label: label.as_str(),
+            scheme: scheme.as_str(),
+            subtree: &sums[node],
+            area,
+            bucket: features::bucket(area, &features::BUCKET_BOUNDS) as u8,
+            features: page_features.row(node),
+        })?;
+    }
+    Ok(())
+}
+
 impl PageLabels {
     /// Writes what [`label_page`] found: the page's host fact and template candidates into
-    /// `findings`, its examples into `sample` and its rows into `training`. Returns the
-    /// page's template roots and sections.
-    #[allow(clippy::too_many_arguments)]
+    /// `findings` and its examples into `sample`. Returns the page's template roots, sections
+    /// and, when it gives `training` rows, its labels.
     pub(crate) fn commit(
         self,
-        (url, raw_host): (&str, &str),
-        dom: &Dom,
-        sums: &[Subtree],
-        scheme: Scheme,
+        raw_host: &str,
         findings: &mut LocalFindings,
-        training: Option<&mut StreamingPart<TrainingColumns>>,
         sample: Option<&mut StratifiedSample>,
-    ) -> Result<(Vec<Option<u64>>, Vec<Section>), String> {
+    ) -> Committed {
         let host = site_of(raw_host);
         if let Some((templated, total)) = self.text {
             findings
@@ -727,11 +771,18 @@ impl PageLabels {
         for (hash, occurrence) in self.occurrences {
             findings.offer(host, hash, occurrence);
         }
-        let Some(labelled) = self.labelled else {
-            return Ok((self.roots, self.sections));
+        let mut committed = Committed {
+            roots: self.roots,
+            sections: self.sections,
+            training: None,
+            computed: None,
         };
-        let page_features = &labelled.features;
-        if let (Some(sample), true) = (sample, labelled.sampled) {
+        let Some(labelled) = self.labelled else {
+            return committed;
+        };
+        if let (Some(sample), true, Some(computed)) = (sample, labelled.sampled, &labelled.computed)
+        {
+            let page_features = &computed.features;
             let host_hash = xxh3_64(host.as_bytes());
             for (node, label) in labelled.labels.iter().enumerate() {
                 let Some(label) = label else { continue };
@@ -744,26 +795,8 @@ impl PageLabels {
                 );
             }
         }
-        let (Some(training), Some(paths)) = (training, &labelled.paths) else {
-            return Ok((self.roots, self.sections));
-        };
-        for (node, label) in labelled.labels.iter().enumerate() {
-            let Some(label) = label else { continue };
-            let area = page_features.area[node];
-            training.push(TrainingRow {
-                url,
-                host,
-                dom,
-                node,
-                path: &paths[node],
-                label: label.as_str(),
-                scheme: scheme.as_str(),
-                subtree: &sums[node],
-                area,
-                bucket: features::bucket(area, &features::BUCKET_BOUNDS) as u8,
-                features: page_features.row(node),
-            })?;
-        }
-        Ok((self.roots, self.sections))
+        committed.training = labelled.training.then_some(labelled.labels);
+        committed.computed = labelled.computed;
+        committed
     }
 }

@@ -144,6 +144,34 @@ impl PageFeatures {
     pub fn is_empty(&self) -> bool {
         self.area.is_empty()
     }
+
+    /// The bytes this page's features hold on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.values.capacity() * std::mem::size_of::<[f32; COUNT]>()
+            + self.row_of.capacity() * std::mem::size_of::<u32>()
+            + self.area.capacity() * std::mem::size_of::<f32>()
+    }
+}
+
+/// A page's features together with the class and id names they were computed from, which the
+/// content model reads too: what a job computes once per page and hands from stage to stage
+/// (`stencil run` labels a sampled page, then scores it).
+#[derive(Clone, Debug, Default)]
+pub struct Computed {
+    pub names: Vec<NameWords>,
+    pub features: PageFeatures,
+}
+
+impl Computed {
+    pub fn of(dom: &Dom, sums: &[Subtree]) -> Computed {
+        let names = names::of_page(dom);
+        let features = compute_with_names(dom, sums, &names);
+        Computed { names, features }
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.names.capacity() * std::mem::size_of::<NameWords>() + self.features.heap_bytes()
+    }
 }
 
 /// Counts summed over a subtree that [`Subtree`] does not carry.
