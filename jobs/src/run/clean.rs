@@ -12,8 +12,12 @@ use stencil_operators::dom::{metadata, Dom};
 use stencil_operators::reading::page::looks_binary;
 use stencil_operators::reading::warc::Limits;
 
+use stencil_operators::page_models::content::ContentModel;
+use stencil_operators::site::labels::Scheme;
+use stencil_operators::site::site_level::{template_roots, HostModel};
+
 use super::args::PageArgs;
-use super::page::Analysis;
+use super::page::{Analysis, Options};
 use crate::score::Scorer;
 
 #[derive(Args)]
@@ -47,7 +51,7 @@ pub enum Format {
 /// The page's HTML from a file's bytes: gzip (`page.html.gz`, as data sets and saved
 /// responses often are) is decompressed, up to the page size limit; bytes that are not text
 /// (an image, an archive) are refused with the reason, as `run` skips such records.
-fn html_of(bytes: Vec<u8>, source: &str, limits: &Limits) -> Result<Vec<u8>, String> {
+pub(crate) fn html_of(bytes: Vec<u8>, source: &str, limits: &Limits) -> Result<Vec<u8>, String> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut html = Vec::new();
         flate2::read::MultiGzDecoder::new(&bytes[..])
@@ -66,20 +70,20 @@ fn html_of(bytes: Vec<u8>, source: &str, limits: &Limits) -> Result<Vec<u8>, Str
 
 /// A page's HTML as `clean` and `show` take it: bytes to decode, or text already decoded (a
 /// WARC record's, decoded as `run` decodes it).
-pub(super) enum Html<'a> {
+pub(crate) enum Html<'a> {
     Bytes(&'a [u8]),
     Decoded(&'a str),
 }
 
 /// A page parsed and analysed: its arena and the page-level stages' results.
-pub(super) struct Analysed {
+pub(crate) struct Analysed {
     pub dom: Dom,
     pub analysis: Analysis,
 }
 
 /// The page at `path` (or standard input for `-`), read up to the page size limit and
 /// refused when it is not text ([`html_of`]).
-pub(super) fn read_page(path: &Path, limits: &Limits) -> Result<Vec<u8>, String> {
+pub(crate) fn read_page(path: &Path, limits: &Limits) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     let source = path.display().to_string();
     let read = if source == "-" {
@@ -95,22 +99,54 @@ pub(super) fn read_page(path: &Path, limits: &Limits) -> Result<Vec<u8>, String>
     html_of(bytes, &source, limits)
 }
 
-/// Parses and analyses one page as `run` does, with `scorer` and the page settings; `url` is
-/// the page's URL ("" when unknown), `source` names it in errors.
-pub(super) fn analyse_page(
+/// What analysing one page needs, read and checked once: the two models and the settings.
+pub(crate) struct Setup {
+    pub scorer: Scorer,
+    pub content_model: ContentModel,
+    pub options: Options,
+    pub limits: Limits,
+}
+
+impl Setup {
+    /// `model` is a model.json, the shipped model when `None`.
+    pub fn new(model: Option<&Path>, page_args: &PageArgs, limits: Limits) -> Result<Self, String> {
+        Ok(Setup {
+            scorer: Scorer {
+                model: crate::model_file::load_model(model)?,
+                smoothing: page_args.smoothing.smoothing()?,
+            },
+            content_model: page_args.content_model()?,
+            options: page_args.options()?,
+            limits,
+        })
+    }
+}
+
+/// The host a page's URL names, lowercased ("" for no URL), as `run` keys hosts.
+pub(crate) fn host_of(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default()
+}
+
+/// Parses and analyses one page as `run` does; `url` is the page's URL ("" when unknown),
+/// `source` names it in errors. `site` is its host's site-level templates (`apply
+/// --site-templates`), whose blocks count as the site's evidence.
+pub(crate) fn analyse_page(
     html: Html<'_>,
     url: &str,
     source: &str,
-    scorer: &Scorer,
-    page_args: &PageArgs,
-    limits: &Limits,
+    setup: &Setup,
+    site: Option<&HostModel>,
 ) -> Result<Analysed, String> {
-    let options = page_args.options()?;
-    let content_model = page_args.content_model()?;
-    let host = url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
-        .unwrap_or_default();
+    let Setup {
+        scorer,
+        content_model,
+        options,
+        limits,
+    } = setup;
+    let host = host_of(url);
     // As in `run`, the page's own work is contained: a bug it triggers is reported as this
     // page's error, not as a crash.
     contain("decode", || {
@@ -126,12 +162,21 @@ pub(super) fn analyse_page(
         let dom = stencil_operators::dom::parse(text, limits.max_dom_depth);
         crate::crash::enter("hashes", url);
         let sums = summarize(&dom, &host);
+        let inside = site.map(|model| {
+            crate::crash::enter("labels", url);
+            let roots = template_roots(&dom, &sums, model, Scheme::Paper.fingerprints());
+            let roots: Vec<u32> = (0..roots.len())
+                .filter(|&i| roots[i].is_some())
+                .map(|i| i as u32)
+                .collect();
+            dom.inside_subtrees(&roots)
+        });
         let analysis = super::page::analyse(
             (&dom, &sums),
             scorer,
-            &content_model,
-            None,
-            options,
+            content_model,
+            inside.as_deref(),
+            *options,
             url,
             None,
         );
@@ -146,29 +191,15 @@ pub(super) fn analyse_page(
 }
 
 pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
-    let scorer = Scorer {
-        model: crate::model_file::load_model(args.model.as_deref())?,
-        smoothing: args.page_args.smoothing.smoothing()?,
-    };
     let limits = args.limits.limits();
     let bytes = read_page(&args.page, &limits)?;
     let source = args.page.display().to_string();
     // The Markdown is made when it is printed (JSON has it too), whatever --no-markdown says.
     let mut page_args = args.page_args.clone();
     page_args.no_markdown = args.format == Format::Text;
-    let Analysed { dom, analysis } = analyse_page(
-        Html::Bytes(&bytes),
-        &args.url,
-        &source,
-        &scorer,
-        &page_args,
-        &limits,
-    )?;
-    let printed = match args.format {
-        Format::Json => page_json(&dom, &args.url, &analysis).to_string(),
-        Format::Markdown => analysis.cleaned_markdown.unwrap_or_default(),
-        Format::Text => analysis.cleaned_text,
-    };
+    let setup = Setup::new(args.model.as_deref(), &page_args, limits)?;
+    let analysed = analyse_page(Html::Bytes(&bytes), &args.url, &source, &setup, None)?;
+    let printed = printed(analysed, &args.url, args.format);
     let mut out = std::io::stdout().lock();
     let written = out.write_all(printed.as_bytes()).and_then(|()| {
         if printed.ends_with('\n') || printed.is_empty() {
@@ -182,6 +213,16 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
         // A closed pipe (`stencil clean page.html | head`) is not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(format!("stdout: {e}")),
+    }
+}
+
+/// What `clean` prints of an analysed page in `format` (without the final newline it adds).
+pub(crate) fn printed(analysed: Analysed, url: &str, format: Format) -> String {
+    let Analysed { dom, analysis } = analysed;
+    match format {
+        Format::Json => page_json(&dom, url, &analysis).to_string(),
+        Format::Markdown => analysis.cleaned_markdown.unwrap_or_default(),
+        Format::Text => analysis.cleaned_text,
     }
 }
 

@@ -51,7 +51,8 @@ pub use args::{
 use job::{Job, Layout, ModelPlan, SiteSource, TrainingRows};
 use report::{print_summary, write_run_json, WorkerReport};
 use resume::Identity;
-use site_templates::{load_site_templates, refuse_text_block_templates};
+pub(crate) use site_templates::load_site_templates;
+use site_templates::refuse_text_block_templates;
 use worker::run_worker;
 
 use crate::cluster::ClusterArgs;

@@ -11,8 +11,7 @@ use stencil_operators::reading::page::{to_page, Outcome};
 use stencil_operators::reading::warc::{self, Limits, Record};
 
 use super::args::PageArgs;
-use super::clean::{analyse_page, read_page, Analysed, Html};
-use crate::score::Scorer;
+use super::clean::{analyse_page, read_page, Analysed, Html, Setup};
 use crate::tables;
 
 #[derive(Args)]
@@ -66,22 +65,13 @@ pub fn run(args: &ShowArgs) -> Result<ExitCode, String> {
         (None, Some(out)) => Some(out.join("model.json")).filter(|p| p.exists()),
         (None, None) => None,
     };
-    let scorer = Scorer {
-        model: crate::model_file::load_model(model_path.as_deref())?,
-        smoothing: args.page_args.smoothing.smoothing()?,
-    };
+    let setup = Setup::new(model_path.as_deref(), &args.page_args, limits)?;
     let html = match &found.html {
         Page::Bytes(bytes) => Html::Bytes(bytes),
         Page::Decoded(text) => Html::Decoded(text),
     };
-    let Analysed { dom, analysis, .. } = analyse_page(
-        html,
-        &found.url,
-        &found.source,
-        &scorer,
-        &args.page_args,
-        &limits,
-    )?;
+    let Analysed { dom, analysis, .. } =
+        analyse_page(html, &found.url, &found.source, &setup, None)?;
     let judgement = &analysis.judgement;
     let calls = Calls {
         sections: &analysis.segmentation.sections,

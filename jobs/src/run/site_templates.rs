@@ -28,7 +28,7 @@ pub(super) fn refuse_text_block_templates(dir: &Path) -> Result<(), String> {
 
 /// Reads the `site_templates` table of an earlier run into host models that mark exactly its
 /// templates.
-pub(super) fn load_site_templates(dir: &Path) -> Result<HashMap<String, HostModel>, String> {
+pub(crate) fn load_site_templates(dir: &Path) -> Result<HashMap<String, HostModel>, String> {
     use arrow_array::{Array, StringArray, UInt32Array, UInt64Array};
     use std::ops::ControlFlow::Continue;
     let table = dir.join("site_templates");
