@@ -34,18 +34,28 @@ def cli(*args: str) -> str:
     return done.stdout.decode("utf-8")
 
 
-def dev_pages():
-    """(path, url) of every wcxb-dev page."""
-    root = need(SHARED / "wcxb-dev")
-    rows = (line.rstrip("\n").split("\t") for line in open(root / "manifest.tsv", encoding="utf-8"))
+def manifest(path: Path):
+    rows = (line.rstrip("\n").split("\t") for line in open(path, encoding="utf-8"))
     header = next(rows)
-    at_id, at_url = header.index("file_id"), header.index("url")
-    pages = []
-    for row in rows:
-        for name in (f"{row[at_id]}.html", f"{row[at_id]}.html.gz"):
-            if (root / "html" / name).exists():
-                pages.append((root / "html" / name, row[at_url]))
-    assert len(pages) > 1000, len(pages)
+    return [dict(zip(header, row)) for row in rows]
+
+
+def dev_pages():
+    """(path, url) of every page with human gold in ../shared/data: wcxb-dev, dragnet (on the
+    hosts its hosts_guess.tsv gives, as docs/bench/corpus.py names them), L3S-GN1's originals
+    and CleanPortalEval."""
+    wcxb, dragnet = need(SHARED / "wcxb-dev"), need(SHARED / "dragnet")
+    l3s, portals = need(SHARED / "l3s-gn1"), need(SHARED / "cleanportaleval")
+    pages = [(wcxb / "html" / f"{r['file_id']}.html.gz", r["url"])
+             for r in manifest(wcxb / "manifest.tsv")]
+    pages += [(dragnet / "HTML" / f"{r['file']}.html.gz",
+               f"http://{r['host_guess'] or 'unknown.dragnet'}/dragnet/{r['file']}")
+              for r in manifest(dragnet / "hosts_guess.tsv")]
+    pages += [(l3s / "original" / r["file"], r["url"]) for r in manifest(l3s / "manifest.tsv")]
+    pages += [(portals / "input" / f"{r['file']}.html", r["url"])
+              for r in manifest(portals / "manifest.tsv")]
+    pages = [(path, url) for path, url in pages if path.exists()]
+    assert len(pages) > 3000, len(pages)
     return pages
 
 
@@ -113,10 +123,26 @@ def test_jobs_and_site_templates(tmp_path):
     assert applied.summary["rows"]["pages"] == 144
     with pytest.raises(stencil.StencilError, match="no-such"):
         stencil.run(tmp_path / "no-such.warc.gz", tmp_path / "bad")
-    # A Cleaner with the run's site templates gives their hosts' pages the site's evidence.
-    cleaner = stencil.Cleaner(site_templates=tmp_path / "run")
-    assert cleaner.site_hosts == 12
-
+    # A Cleaner with the run's site templates cleans each page as `apply --site-templates`
+    # did, for both views of the text.
+    parquet = pytest.importorskip("pyarrow.parquet")
+    for view in ("content", "template"):
+        flags = ["--cleaned-text", view]
+        applied = stencil.apply([crawl], tmp_path / view, site_templates=tmp_path / "run",
+                                options=flags)
+        table = parquet.read_table(applied.out / "pages", columns=["url", "cleaned_text"])
+        expected = dict(zip(table.column("url").to_pylist(),
+                            table.column("cleaned_text").to_pylist()))
+        cleaner = stencil.Cleaner(site_templates=tmp_path / "run", options=flags)
+        assert cleaner.site_hosts == 12
+        pages = crawl_pages(crawl)
+        assert len(pages) == 144
+        differ = [url for url, body in pages if cleaner.clean(body, url) != expected[url]]
+        assert not differ, f"{view}: {len(differ)} pages differ from apply's, first {differ[:3]}"
+        if view == "template":
+            # The evidence matters there: without it some pages keep other blocks.
+            plain = stencil.Cleaner(options=flags)
+            assert any(plain.clean(body, url) != expected[url] for url, body in pages)
 
 def test_a_datatrove_pipeline(tmp_path):
     try:
@@ -140,3 +166,21 @@ def test_a_datatrove_pipeline(tmp_path):
     home = [d for d in docs if d["metadata"].get("url") == "http://www.iana.org/"]
     assert home and "Internet Assigned Numbers Authority" in home[0]["text"]
     assert all(d["text"] for d in docs)
+
+
+def crawl_pages(warc: Path):
+    """(URL, HTML) of every response record of a synthetic crawl (uncompressed records, no
+    Content-Encoding, as `stencil synth` writes them)."""
+    data = gzip.decompress(warc.read_bytes())
+    pages = []
+    for record in data.split(b"WARC/1.")[1:]:
+        head, _, rest = record.partition(b"\r\n\r\n")
+        if b"WARC-Type: response" not in head:
+            continue
+        url = next(line.split(b": ", 1)[1].decode() for line in head.split(b"\r\n")
+                   if line.startswith(b"WARC-Target-URI"))
+        length = int(next(line.split(b": ", 1)[1] for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length")))
+        _, _, body = rest[:length].partition(b"\r\n\r\n")
+        pages.append((url, body))
+    return pages
