@@ -14,6 +14,7 @@ use stencil_operators::site::site_level::{site_of, HostModel};
 
 use crate::limits::LimitArgs;
 use crate::run::clean::{analyse_page, host_of, html_of, printed, Html, Setup};
+use crate::run::page::Options;
 use crate::run::PageArgs;
 
 pub use crate::run::clean::Format;
@@ -32,10 +33,11 @@ struct Settings {
 /// an earlier `run` (a page of a host with templates gets their evidence, as with `apply
 /// --site-templates`). Shared between threads: cleaning takes `&self`.
 pub struct Cleaner {
-    /// With the Markdown made (`--format markdown` and `json`).
-    markdown: Setup,
-    /// Without it, for the plain text (as `stencil clean` does).
-    text: Setup,
+    setup: Setup,
+    /// The page settings with the Markdown made (`--format markdown` and `json`).
+    markdown: Options,
+    /// The same without it, for the plain text (as `stencil clean` does).
+    text: Options,
     sites: HashMap<String, HostModel>,
 }
 
@@ -52,14 +54,18 @@ impl Cleaner {
         let limits = settings.limits.limits();
         let mut page = settings.page;
         page.no_markdown = false;
-        let markdown = Setup::new(model, &page, limits.clone())?;
-        page.no_markdown = true;
-        let text = Setup::new(model, &page, limits)?;
+        let markdown = page.options()?;
+        let text = Options {
+            markdown: None,
+            ..markdown
+        };
+        let setup = Setup::new(model, &page, limits)?;
         let sites = match site_templates {
             Some(dir) => crate::run::load_site_templates(dir)?,
             None => HashMap::new(),
         };
         Ok(Cleaner {
+            setup,
             markdown,
             text,
             sites,
@@ -76,18 +82,21 @@ impl Cleaner {
     /// (a gzip file is decompressed; `<meta>` charset, byte order mark, sniffing), or text
     /// already decoded. An error names `url` (or "page").
     pub fn clean(&self, html: Page<'_>, url: &str, format: Format) -> Result<String, String> {
-        let setup = match format {
-            Format::Text => &self.text,
-            Format::Markdown | Format::Json => &self.markdown,
+        let options = match format {
+            Format::Text => self.text,
+            Format::Markdown | Format::Json => self.markdown,
         };
+        let setup = &self.setup;
         let source = if url.is_empty() { "page" } else { url };
         let site = self.sites.get(site_of(&host_of(url)));
         let analysed = match html {
             Page::Bytes(bytes) => {
                 let bytes = html_of(bytes.to_vec(), source, &setup.limits)?;
-                analyse_page(Html::Bytes(&bytes), url, source, setup, site)?
+                analyse_page(Html::Bytes(&bytes), (url, source), setup, options, site)?
             }
-            Page::Text(text) => analyse_page(Html::Decoded(text), url, source, setup, site)?,
+            Page::Text(text) => {
+                analyse_page(Html::Decoded(text), (url, source), setup, options, site)?
+            }
         };
         Ok(printed(analysed, url, format))
     }

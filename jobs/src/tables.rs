@@ -728,8 +728,11 @@ pub trait RowBuffer {
 }
 
 /// What a buffered row holds beside its fixed size: the text that [`ROW_GROUP_BYTES`] bounds.
+/// None for rows of short fields, which their row count bounds.
 pub trait RowText {
-    fn text_bytes(&self) -> usize;
+    fn text_bytes(&self) -> usize {
+        0
+    }
 }
 
 impl RowText for PageRow {
@@ -755,17 +758,9 @@ impl RowText for PageRow {
     }
 }
 
-/// Rows of short fields: their row count bounds them.
-macro_rules! short_rows {
-    ($($row:ty),*) => {$(
-        impl RowText for $row {
-            fn text_bytes(&self) -> usize {
-                0
-            }
-        }
-    )*};
-}
-short_rows!(RecordRow, SegmentRow, NodeScoreRow);
+impl RowText for RecordRow {}
+impl RowText for SegmentRow {}
+impl RowText for NodeScoreRow {}
 
 /// Whole rows, turned into columns when a row group is full.
 pub struct Rows<R> {

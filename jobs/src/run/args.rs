@@ -177,10 +177,18 @@ pub struct ApplyArgs {
     pub resume: bool,
 }
 
-/// Parses `4G`, `512M`, `100k` or plain bytes.
 /// What each worker may keep in memory between `run`'s stages unless `--memory-budget` says.
 pub const DEFAULT_WORKER_BUDGET: u64 = 512 << 20;
 
+impl RunArgs {
+    /// The process's memory budget: `--memory-budget`, or the default for its workers.
+    pub fn memory_budget(&self) -> u64 {
+        self.memory_budget
+            .unwrap_or(DEFAULT_WORKER_BUDGET * self.site.cluster.workers.max(1) as u64)
+    }
+}
+
+/// Parses `4G`, `512M`, `100k` or plain bytes.
 fn parse_bytes(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let (number, scale) = match text.char_indices().last() {

@@ -99,11 +99,10 @@ pub(crate) fn read_page(path: &Path, limits: &Limits) -> Result<Vec<u8>, String>
     html_of(bytes, &source, limits)
 }
 
-/// What analysing one page needs, read and checked once: the two models and the settings.
+/// What analysing one page needs, read and checked once: the two models and the limits.
 pub(crate) struct Setup {
     pub scorer: Scorer,
     pub content_model: ContentModel,
-    pub options: Options,
     pub limits: Limits,
 }
 
@@ -116,7 +115,6 @@ impl Setup {
                 smoothing: page_args.smoothing.smoothing()?,
             },
             content_model: page_args.content_model()?,
-            options: page_args.options()?,
             limits,
         })
     }
@@ -130,20 +128,20 @@ pub(crate) fn host_of(url: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Parses and analyses one page as `run` does; `url` is the page's URL ("" when unknown),
-/// `source` names it in errors. `site` is its host's site-level templates (`apply
-/// --site-templates`), whose blocks count as the site's evidence.
+/// Parses and analyses one page as `run` does, with the page settings `options`
+/// ([`PageArgs::options`]); `url` is the page's URL ("" when unknown), `source` names it in
+/// errors. `site` is its host's site-level templates (`apply --site-templates`), whose blocks
+/// count as the site's evidence.
 pub(crate) fn analyse_page(
     html: Html<'_>,
-    url: &str,
-    source: &str,
+    (url, source): (&str, &str),
     setup: &Setup,
+    options: Options,
     site: Option<&HostModel>,
 ) -> Result<Analysed, String> {
     let Setup {
         scorer,
         content_model,
-        options,
         limits,
     } = setup;
     let host = host_of(url);
@@ -176,7 +174,7 @@ pub(crate) fn analyse_page(
             scorer,
             content_model,
             inside.as_deref(),
-            *options,
+            options,
             url,
             None,
         );
@@ -198,7 +196,14 @@ pub fn run(args: &CleanArgs) -> Result<ExitCode, String> {
     let mut page_args = args.page_args.clone();
     page_args.no_markdown = args.format == Format::Text;
     let setup = Setup::new(args.model.as_deref(), &page_args, limits)?;
-    let analysed = analyse_page(Html::Bytes(&bytes), &args.url, &source, &setup, None)?;
+    let options = page_args.options()?;
+    let analysed = analyse_page(
+        Html::Bytes(&bytes),
+        (&args.url, &source),
+        &setup,
+        options,
+        None,
+    )?;
     let printed = printed(analysed, &args.url, args.format);
     let mut out = std::io::stdout().lock();
     let written = out.write_all(printed.as_bytes()).and_then(|()| {

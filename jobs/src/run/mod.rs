@@ -45,9 +45,7 @@ use stencil_operators::page_models::content::ContentModel;
 use stencil_operators::site::templates::Method;
 
 pub use args::{ApplyArgs, PageArgs, RunArgs};
-pub use args::{
-    DEFAULT_HIDDEN_THRESHOLD, DEFAULT_SITE_WEIGHT, DEFAULT_WORKER_BUDGET, MIN_TRAINING_HOSTS,
-};
+pub use args::{DEFAULT_HIDDEN_THRESHOLD, DEFAULT_SITE_WEIGHT, MIN_TRAINING_HOSTS};
 use job::{Job, Layout, ModelPlan, SiteSource, TrainingRows};
 use report::{print_summary, write_run_json, WorkerReport};
 use resume::Identity;
@@ -130,9 +128,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             (false, false) => TrainingRows::Sampled,
             (false, true) => TrainingRows::All,
         },
-        memory_budget: args
-            .memory_budget
-            .unwrap_or(DEFAULT_WORKER_BUDGET * args.site.cluster.workers.max(1) as u64),
+        memory_budget: args.memory_budget(),
         spill_dir: args.spill_dir.clone(),
         tables: if args.state.is_some() {
             &TABLES
@@ -162,8 +158,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, String> {
             "sample_cap": args.fit.sample_cap,
             "l2": args.fit.l2,
             "folds": args.fit.folds,
-            "memory_budget": args.memory_budget
-                .unwrap_or(DEFAULT_WORKER_BUDGET * args.site.cluster.workers.max(1) as u64),
+            "memory_budget": args.memory_budget(),
         }),
     };
     execute(setup)

@@ -55,18 +55,8 @@ pub(super) struct WorkerReport {
 impl WorkerReport {
     fn merge(&mut self, other: &WorkerReport) {
         self.inventory.merge(&other.inventory);
-        for (stage, seconds) in &other.seconds {
-            match self.seconds.iter_mut().find(|(s, _)| s == stage) {
-                Some((_, mine)) => *mine = mine.max(*seconds),
-                None => self.seconds.push((stage.clone(), *seconds)),
-            }
-        }
-        for (stage, bytes) in &other.peak_rss {
-            match self.peak_rss.iter_mut().find(|(s, _)| s == stage) {
-                Some((_, mine)) => *mine = (*mine).max(*bytes),
-                None => self.peak_rss.push((stage.clone(), *bytes)),
-            }
-        }
+        most_per_stage(&mut self.seconds, &other.seconds);
+        most_per_stage(&mut self.peak_rss, &other.peak_rss);
         self.pages += other.pages;
         self.segments += other.segments;
         self.quantized_pages += other.quantized_pages;
@@ -83,6 +73,18 @@ impl WorkerReport {
         self.resumed_shares += other.resumed_shares;
         self.model = self.model.take().or(other.model.clone());
         self.fallback = self.fallback.take().or(other.fallback.clone());
+    }
+}
+
+/// Keeps in `mine` the larger of the two figures of each stage: the slowest worker's seconds,
+/// the largest peak.
+fn most_per_stage<T: PartialOrd + Copy>(mine: &mut Vec<(String, T)>, other: &[(String, T)]) {
+    for (stage, figure) in other {
+        match mine.iter_mut().find(|(s, _)| s == stage) {
+            Some((_, kept)) if *figure > *kept => *kept = *figure,
+            Some(_) => {}
+            None => mine.push((stage.clone(), *figure)),
+        }
     }
 }
 

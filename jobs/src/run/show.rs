@@ -66,12 +66,13 @@ pub fn run(args: &ShowArgs) -> Result<ExitCode, String> {
         (None, None) => None,
     };
     let setup = Setup::new(model_path.as_deref(), &args.page_args, limits)?;
+    let options = args.page_args.options()?;
     let html = match &found.html {
         Page::Bytes(bytes) => Html::Bytes(bytes),
         Page::Decoded(text) => Html::Decoded(text),
     };
     let Analysed { dom, analysis, .. } =
-        analyse_page(html, &found.url, &found.source, &setup, None)?;
+        analyse_page(html, (&found.url, &found.source), &setup, options, None)?;
     let judgement = &analysis.judgement;
     let calls = Calls {
         sections: &analysis.segmentation.sections,
